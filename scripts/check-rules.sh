@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Static checks of the Prometheus and Alertmanager files with the real tools:
+#   promtool check rules, promtool test rules (unit tests in prometheus/alerts.test.yml),
+#   promtool check config prometheus/prometheus.yml, amtool check-config alertmanager/alertmanager.yml.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+
+command -v promtool >/dev/null && command -v amtool >/dev/null ||
+  ensure_packages prometheus prometheus-alertmanager
+
+log "promtool check rules prometheus/alerts.yml"
+promtool check rules prometheus/alerts.yml
+
+log "promtool test rules prometheus/alerts.test.yml"
+(cd prometheus && promtool test rules alerts.test.yml)
+
+log "promtool check config prometheus/prometheus.yml"
+promtool check config prometheus/prometheus.yml
+
+log "amtool check-config alertmanager/alertmanager.yml"
+amtool check-config alertmanager/alertmanager.yml
+
+echo "check-rules: all checks passed"

@@ -1,0 +1,21 @@
+/** One thing wrong with the configuration: where it is and why. */
+export interface ConfigProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Every problem found in the configuration; main prints one line each and exits 2. */
+export class ConfigError extends Error {
+  readonly problems: readonly ConfigProblem[];
+
+  constructor(problems: readonly ConfigProblem[]) {
+    super(problems.map(formatProblem).join('\n'));
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** `path: message`, or the message alone when the problem is not tied to a field. */
+export function formatProblem(problem: ConfigProblem): string {
+  return problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { LOG_LEVELS, QSTASH_SOURCES } from './types.js';
+
+// The shape of the YAML file, keys in snake_case as users write them. Only structure and formats
+// here; load.ts resolves what needs the outside world (secret files, schedules, paths).
+
+/** A whole number, also as text, since `${VAR}` expansion always yields text. */
+const count = (min: number) =>
+  z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^[0-9]+$/, 'must be a whole number')
+        .transform(Number),
+    ])
+    .pipe(z.number().int('must be a whole number').min(min, `must be at least ${min}`));
+
+const name = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
+    'must be letters, digits, `_`, `.` or `-`, starting with a letter or digit',
+  )
+  .max(64, 'must be at most 64 characters');
+
+const url = z.string().superRefine((text, ctx) => {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
+    return;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
+  } else if (parsed.username !== '' || parsed.password !== '') {
+    ctx.addIssue({ code: 'custom', message: 'must not contain credentials; use token/api_key instead' });
+  } else if (parsed.search !== '' || parsed.hash !== '') {
+    ctx.addIssue({ code: 'custom', message: 'must not have a query or fragment' });
+  }
+});
+
+const timing = {
+  interval: z.string().optional(),
+  schedule: z.string().optional(),
+};
+
+const qstashEntry = z.strictObject({
+  name,
+  url: url.optional(),
+  token: z.string().min(1, 'must not be empty').optional(),
+  token_file: z.string().min(1, 'must not be empty').optional(),
+  sources: z.array(z.enum(QSTASH_SOURCES)).min(1, 'must list at least one source').optional(),
+  ...timing,
+});
+
+const managementEntry = z.strictObject({
+  name,
+  url: url.optional(),
+  email: z.string().min(1, 'must not be empty'),
+  api_key: z.string().min(1, 'must not be empty').optional(),
+  api_key_file: z.string().min(1, 'must not be empty').optional(),
+  databases: z.array(z.string().min(1, 'must not be empty')).min(1, 'must list at least one database ID'),
+  ...timing,
+});
+
+/** The config file as parsed by zod, before resolution. */
+export const fileSchema = z.strictObject({
+  listen_address: z.string().optional(),
+  log_level: z.enum(LOG_LEVELS).optional(),
+  web_config_file: z.string().min(1).optional(),
+  http: z
+    .strictObject({
+      timeout: z.string().optional(),
+      retries: count(0).pipe(z.number().max(10, 'must be at most 10')).optional(),
+      concurrency: count(1).pipe(z.number().max(64, 'must be at most 64')).optional(),
+    })
+    .optional(),
+  limits: z
+    .strictObject({
+      max_flow_control_keys: count(1).optional(),
+      max_url_groups: count(1).optional(),
+    })
+    .optional(),
+  qstash: z.array(qstashEntry).optional(),
+  management: z.array(managementEntry).optional(),
+});
+
+export type FileConfig = z.output<typeof fileSchema>;
+export type QstashEntry = z.output<typeof qstashEntry>;
+export type ManagementEntry = z.output<typeof managementEntry>;
+
+/** Renders a zod issue path as users write it: `qstash[0].token`. */
+export function issuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/**
+ * Turns zod issues into problems. Messages never quote the offending value: it may be a secret
+ * typed into the wrong key.
+ */
+export function zodProblems(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.flatMap((issue) => {
+    const path = issuePath(issue.path);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: path === '' ? key : `${path}.${key}`,
+        message: 'is not a known key',
+      }));
+    }
+    if (issue.code === 'invalid_type') {
+      return [
+        { path, message: issue.input === undefined ? 'is required' : `must be ${article(issue.expected)}` },
+      ];
+    }
+    if (issue.code === 'invalid_value') {
+      return [{ path, message: `must be one of ${issue.values.map((v) => String(v)).join(', ')}` }];
+    }
+    return [{ path, message: issue.message }];
+  });
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}

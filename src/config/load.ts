@@ -1,0 +1,383 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { ConfigError, type ConfigProblem } from './errors.js';
+import { expandEnv } from './expand.js';
+import { fileSchema, zodProblems, type ManagementEntry, type QstashEntry } from './file-schema.js';
+import { scheduleFromCron, scheduleFromInterval, parseDuration, type Schedule } from './schedule.js';
+import { Secret } from './secret.js';
+import {
+  DEFAULTS,
+  LOG_LEVELS,
+  QSTASH_SOURCES,
+  type Config,
+  type LogLevel,
+  type ManagementAccount,
+  type QstashAccount,
+} from './types.js';
+
+/** What the command line says; each set field wins over the file. */
+export interface FlagOverrides {
+  readonly listenAddress?: string | undefined;
+  readonly logLevel?: string | undefined;
+  readonly webConfigFile?: string | undefined;
+}
+
+/** Inputs to {@link loadConfig}; the file reader is injectable for tests. */
+export interface LoadOptions {
+  /** The YAML file; env-only mode when undefined. */
+  readonly configFile: string | undefined;
+  readonly env: NodeJS.ProcessEnv;
+  readonly flags?: FlagOverrides;
+  readonly readFile?: (path: string) => string;
+}
+
+const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
+
+/**
+ * Builds the validated configuration from flags, the YAML file (if any) and the environment.
+ * Collects every problem before giving up, and throws a {@link ConfigError} listing them all.
+ */
+export function loadConfig(options: LoadOptions): Config {
+  const problems: ConfigProblem[] = [];
+  const read = options.readFile ?? readUtf8;
+  const partial =
+    options.configFile === undefined
+      ? fromEnv(options.env, read, problems)
+      : fromFile(options.configFile, options.env, read, problems);
+
+  const flags = options.flags ?? {};
+  const listenAddress = flags.listenAddress ?? partial.listenAddress ?? DEFAULTS.listenAddress;
+  const listenProblem = checkListenAddress(listenAddress);
+  if (listenProblem !== undefined) {
+    problems.push({
+      path: flags.listenAddress === undefined ? 'listen_address' : '--web.listen-address',
+      message: listenProblem,
+    });
+  }
+  const logLevel = flags.logLevel ?? partial.logLevel ?? DEFAULTS.logLevel;
+  if (!isLogLevel(logLevel)) {
+    problems.push({ path: '--log.level', message: `must be one of ${LOG_LEVELS.join(', ')}` });
+  }
+  const webConfigFile =
+    flags.webConfigFile === undefined ? partial.webConfigFile : resolve(flags.webConfigFile);
+
+  if (problems.length === 0 && partial.qstash.length === 0 && partial.management.length === 0) {
+    problems.push({
+      path: '',
+      message:
+        options.configFile === undefined
+          ? 'no source configured: set QSTASH_TOKEN (QStash), or UPSTASH_EMAIL, UPSTASH_API_KEY and UPSTASH_REDIS_DATABASES (Redis stats), or pass --config FILE'
+          : 'no source configured: add a `qstash` or `management` entry',
+    });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    listenAddress,
+    logLevel: logLevel as LogLevel,
+    webConfigFile,
+    http: partial.http,
+    limits: partial.limits,
+    qstash: partial.qstash,
+    management: partial.management,
+    origin: options.configFile === undefined ? 'environment' : resolve(options.configFile),
+  };
+}
+
+type Partial = Omit<Config, 'listenAddress' | 'logLevel' | 'origin'> & {
+  listenAddress: string | undefined;
+  logLevel: string | undefined;
+};
+
+const EMPTY: Partial = {
+  listenAddress: undefined,
+  logLevel: undefined,
+  webConfigFile: undefined,
+  http: DEFAULTS.http,
+  limits: DEFAULTS.limits,
+  qstash: [],
+  management: [],
+};
+
+function fromFile(
+  path: string,
+  env: NodeJS.ProcessEnv,
+  read: (path: string) => string,
+  problems: ConfigProblem[],
+): Partial {
+  let text: string;
+  try {
+    text = read(path);
+  } catch (error) {
+    problems.push({ path: '--config', message: `cannot read ${path}: ${describeFsError(error)}` });
+    return EMPTY;
+  }
+  const document = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    for (const error of document.errors) {
+      const where = error.linePos?.[0];
+      // The YAML library's own message can quote the source line, which may hold a secret.
+      problems.push({
+        path: path,
+        message: `is not valid YAML${where === undefined ? '' : ` at line ${where.line}, column ${where.col}`} (${error.code})`,
+      });
+    }
+    return EMPTY;
+  }
+  const raw: unknown = document.toJS() ?? {};
+  const expanded = expandEnv(raw, env, problems);
+  const parsed = fileSchema.safeParse(expanded);
+  if (!parsed.success) {
+    problems.push(...zodProblems(parsed.error));
+    return EMPTY;
+  }
+  const file = parsed.data;
+  const base = dirname(resolve(path));
+  const timeoutMs =
+    file.http?.timeout === undefined ? DEFAULTS.http.timeoutMs : parseDuration(file.http.timeout);
+  if (timeoutMs === undefined)
+    problems.push({ path: 'http.timeout', message: 'must be a duration like 10s' });
+
+  return {
+    listenAddress: file.listen_address,
+    logLevel: file.log_level,
+    webConfigFile: file.web_config_file === undefined ? undefined : resolve(base, file.web_config_file),
+    http: {
+      timeoutMs: timeoutMs ?? DEFAULTS.http.timeoutMs,
+      retries: file.http?.retries ?? DEFAULTS.http.retries,
+      concurrency: file.http?.concurrency ?? DEFAULTS.http.concurrency,
+    },
+    limits: {
+      maxFlowControlKeys: file.limits?.max_flow_control_keys ?? DEFAULTS.limits.maxFlowControlKeys,
+      maxUrlGroups: file.limits?.max_url_groups ?? DEFAULTS.limits.maxUrlGroups,
+    },
+    qstash: resolveList(file.qstash ?? [], 'qstash', problems, (entry, at) =>
+      qstashAccount(entry, at, base, read, problems),
+    ),
+    management: resolveList(file.management ?? [], 'management', problems, (entry, at) =>
+      managementAccount(entry, at, base, read, problems),
+    ),
+  };
+}
+
+function resolveList<E extends { name: string }, A>(
+  entries: readonly E[],
+  key: string,
+  problems: ConfigProblem[],
+  resolveEntry: (entry: E, at: string) => A | undefined,
+): A[] {
+  const seen = new Set<string>();
+  const accounts: A[] = [];
+  entries.forEach((entry, index) => {
+    const at = `${key}[${index}]`;
+    if (seen.has(entry.name))
+      problems.push({ path: `${at}.name`, message: `duplicates the name of another ${key} entry` });
+    seen.add(entry.name);
+    const account = resolveEntry(entry, at);
+    if (account !== undefined) accounts.push(account);
+  });
+  return accounts;
+}
+
+function qstashAccount(
+  entry: QstashEntry,
+  at: string,
+  base: string,
+  read: (path: string) => string,
+  problems: ConfigProblem[],
+): QstashAccount | undefined {
+  const token = secretFrom(entry.token, entry.token_file, 'token', at, base, read, problems);
+  const schedule = scheduleOf(entry, DEFAULTS.qstashInterval, at, problems);
+  const sources = entry.sources ?? QSTASH_SOURCES;
+  if (new Set(sources).size !== sources.length)
+    problems.push({ path: `${at}.sources`, message: 'lists a source twice' });
+  if (token === undefined || schedule === undefined) return undefined;
+  return { name: entry.name, url: trimSlash(entry.url ?? DEFAULTS.qstashUrl), token, schedule, sources };
+}
+
+function managementAccount(
+  entry: ManagementEntry,
+  at: string,
+  base: string,
+  read: (path: string) => string,
+  problems: ConfigProblem[],
+): ManagementAccount | undefined {
+  const apiKey = secretFrom(entry.api_key, entry.api_key_file, 'api_key', at, base, read, problems);
+  const schedule = scheduleOf(entry, DEFAULTS.managementInterval, at, problems);
+  if (new Set(entry.databases).size !== entry.databases.length) {
+    problems.push({ path: `${at}.databases`, message: 'lists a database ID twice' });
+  }
+  if (apiKey === undefined || schedule === undefined) return undefined;
+  return {
+    name: entry.name,
+    url: trimSlash(entry.url ?? DEFAULTS.managementUrl),
+    email: entry.email,
+    apiKey,
+    databases: entry.databases,
+    schedule,
+  };
+}
+
+function scheduleOf(
+  entry: { interval?: string | undefined; schedule?: string | undefined },
+  fallback: string,
+  at: string,
+  problems: ConfigProblem[],
+): Schedule | undefined {
+  if (entry.interval !== undefined && entry.schedule !== undefined) {
+    problems.push({ path: `${at}.schedule`, message: 'cannot be combined with interval; give one of them' });
+    return undefined;
+  }
+  const result =
+    entry.schedule === undefined
+      ? scheduleFromInterval(entry.interval ?? fallback)
+      : scheduleFromCron(entry.schedule);
+  if ('error' in result) {
+    problems.push({
+      path: `${at}.${entry.schedule === undefined ? 'interval' : 'schedule'}`,
+      message: result.error,
+    });
+    return undefined;
+  }
+  return result;
+}
+
+/** A secret given inline or in a file (exactly one of them); file paths are relative to `base`. */
+function secretFrom(
+  inline: string | undefined,
+  file: string | undefined,
+  key: string,
+  at: string,
+  base: string,
+  read: (path: string) => string,
+  problems: ConfigProblem[],
+): Secret | undefined {
+  const prefix = at === '' ? '' : `${at}.`;
+  if (inline !== undefined && file !== undefined) {
+    problems.push({
+      path: `${prefix}${key}`,
+      message: `cannot be combined with ${key}_file; give one of them`,
+    });
+    return undefined;
+  }
+  if (inline !== undefined) return new Secret(inline);
+  if (file === undefined) {
+    problems.push({ path: `${prefix}${key}`, message: `is required (or ${key}_file)` });
+    return undefined;
+  }
+  return secretFromFile(resolve(base, file), `${prefix}${key}_file`, read, problems);
+}
+
+function secretFromFile(
+  path: string,
+  field: string,
+  read: (path: string) => string,
+  problems: ConfigProblem[],
+): Secret | undefined {
+  let value: string;
+  try {
+    value = read(path).trim();
+  } catch (error) {
+    problems.push({ path: field, message: `cannot read ${path}: ${describeFsError(error)}` });
+    return undefined;
+  }
+  if (value === '') {
+    problems.push({ path: field, message: `${path} is empty` });
+    return undefined;
+  }
+  return new Secret(value);
+}
+
+function fromEnv(env: NodeJS.ProcessEnv, read: (path: string) => string, problems: ConfigProblem[]): Partial {
+  const get = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const envSecret = (name: string): Secret | undefined => {
+    const inline = get(name);
+    const file = get(`${name}_FILE`);
+    if (inline !== undefined && file !== undefined) {
+      problems.push({ path: name, message: `cannot be combined with ${name}_FILE; set one of them` });
+      return undefined;
+    }
+    if (file !== undefined) return secretFromFile(resolve(file), `${name}_FILE`, read, problems);
+    return inline === undefined ? undefined : new Secret(inline);
+  };
+  const envUrl = (name: string, fallback: string): string => {
+    const value = get(name) ?? fallback;
+    const parsed = URL.canParse(value) ? new URL(value) : undefined;
+    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      problems.push({ path: name, message: 'must be an absolute http:// or https:// URL' });
+    } else if (parsed.username !== '' || parsed.password !== '') {
+      problems.push({ path: name, message: 'must not contain credentials' });
+    }
+    return trimSlash(value);
+  };
+
+  const qstash: QstashAccount[] = [];
+  const token = envSecret('QSTASH_TOKEN');
+  const qstashUrl = envUrl('QSTASH_URL', DEFAULTS.qstashUrl);
+  if (token !== undefined) {
+    const schedule = scheduleFromInterval(DEFAULTS.qstashInterval) as Schedule;
+    qstash.push({ name: DEFAULTS.envAccount, url: qstashUrl, token, schedule, sources: QSTASH_SOURCES });
+  }
+
+  const management: ManagementAccount[] = [];
+  const email = get('UPSTASH_EMAIL');
+  const apiKey = envSecret('UPSTASH_API_KEY');
+  const managementUrl = envUrl('UPSTASH_MANAGEMENT_URL', DEFAULTS.managementUrl);
+  const databases = (get('UPSTASH_REDIS_DATABASES') ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+  const anyManagement = email !== undefined || apiKey !== undefined || databases.length > 0;
+  if (anyManagement) {
+    if (email === undefined)
+      problems.push({
+        path: 'UPSTASH_EMAIL',
+        message: 'is required for Redis stats (the account e-mail of the API key)',
+      });
+    if (apiKey === undefined && !problems.some((p) => p.path.startsWith('UPSTASH_API_KEY'))) {
+      problems.push({
+        path: 'UPSTASH_API_KEY',
+        message: 'is required for Redis stats (or UPSTASH_API_KEY_FILE)',
+      });
+    }
+    if (databases.length === 0) {
+      problems.push({
+        path: 'UPSTASH_REDIS_DATABASES',
+        message:
+          'is required for Redis stats: a comma-separated list of database IDs, e.g. UPSTASH_REDIS_DATABASES=id-1,id-2',
+      });
+    } else if (new Set(databases).size !== databases.length) {
+      problems.push({ path: 'UPSTASH_REDIS_DATABASES', message: 'lists a database ID twice' });
+    }
+    if (email !== undefined && apiKey !== undefined && databases.length > 0) {
+      const schedule = scheduleFromInterval(DEFAULTS.managementInterval) as Schedule;
+      management.push({ name: DEFAULTS.envAccount, url: managementUrl, email, apiKey, databases, schedule });
+    }
+  }
+  return { ...EMPTY, qstash, management };
+}
+
+/** An error message for a bad `HOST:PORT`, or undefined when it is fine. */
+export function checkListenAddress(address: string): string | undefined {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*):([0-9]{1,5})$/.exec(address);
+  if (match === null || Number(match[2]) > 65_535)
+    return 'must be HOST:PORT, :PORT or [IPv6]:PORT with a port from 0 to 65535';
+  return undefined;
+}
+
+function isLogLevel(level: string): level is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(level);
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory';
+  return code ?? 'unreadable';
+}

@@ -1,0 +1,66 @@
+import cron from 'node-cron';
+
+/** When a source is polled: a node-cron expression (with seconds) and the time between two runs. */
+export interface Schedule {
+  readonly cron: string;
+  /** Time between two runs; staleness (3 intervals) and Retry-After decisions are measured in it. */
+  readonly intervalMs: number;
+}
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** Parses `Ns`, `Nm` or `Nh` into milliseconds; undefined when the text is not such a duration. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^([1-9][0-9]*)([smh])$/.exec(text);
+  if (match === null) return undefined;
+  const [, amount, unit] = match as unknown as [string, string, keyof typeof UNIT_MS];
+  return Number(amount) * UNIT_MS[unit];
+}
+
+/**
+ * The cron expression that fires every `intervalMs`, or an error message. Cron fields restart at each
+ * minute, hour and day, so only divisors of 60 s, 60 m and 24 h give evenly spaced ticks.
+ */
+export function intervalToCron(intervalMs: number): { cron: string } | { error: string } {
+  const seconds = intervalMs / 1000;
+  if (Number.isInteger(seconds) && seconds > 0) {
+    if (seconds < 60 && 60 % seconds === 0) return { cron: `*/${seconds} * * * * *` };
+    const minutes = seconds / 60;
+    if (Number.isInteger(minutes) && minutes < 60 && 60 % minutes === 0)
+      return { cron: `0 */${minutes} * * * *` };
+    const hours = minutes / 60;
+    if (Number.isInteger(hours) && hours <= 24 && 24 % hours === 0) {
+      return { cron: hours === 24 ? '0 0 0 * * *' : `0 0 */${hours} * * *` };
+    }
+  }
+  return {
+    error:
+      'must be an interval cron can express evenly: a divisor of 60s (1s, 2s, … 30s), of 60m (1m, 2m, … 30m) or of 24h (1h, 2h, … 24h); use `schedule` for anything else',
+  };
+}
+
+/** Validates a node-cron expression with seconds and measures its interval; an error message otherwise. */
+export function scheduleFromCron(expression: string): Schedule | { error: string } {
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== 6) return { error: 'must be a node-cron expression with 6 fields (seconds first)' };
+  if (!cron.validate(expression)) return { error: 'is not a valid node-cron expression' };
+  // The gap between the next two runs stands for the interval; for irregular expressions it is the
+  // nearest gap, which keeps the staleness window on the safe (short) side.
+  const task = cron.createTask(expression, () => undefined);
+  try {
+    const [first, second] = task.getNextRuns(2);
+    if (first === undefined || second === undefined) return { error: 'never fires' };
+    return { cron: expression, intervalMs: second.getTime() - first.getTime() };
+  } finally {
+    void task.destroy();
+  }
+}
+
+/** The schedule for an `interval` like `30s`, or an error message. */
+export function scheduleFromInterval(text: string): Schedule | { error: string } {
+  const intervalMs = parseDuration(text);
+  if (intervalMs === undefined) return { error: 'must be a duration like 30s, 5m or 1h' };
+  const result = intervalToCron(intervalMs);
+  if ('error' in result) return result;
+  return { cron: result.cron, intervalMs };
+}

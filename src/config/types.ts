@@ -1,0 +1,68 @@
+import type { Secret } from './secret.js';
+import type { Schedule } from './schedule.js';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const QSTASH_SOURCES = ['flow_control', 'url_groups'] as const;
+export type QstashSourceName = (typeof QSTASH_SOURCES)[number];
+
+/** One QStash token: both QStash sources of one account (tokens are per region). */
+export interface QstashAccount {
+  readonly name: string;
+  /** Base URL without a trailing slash. */
+  readonly url: string;
+  readonly token: Secret;
+  readonly schedule: Schedule;
+  readonly sources: readonly QstashSourceName[];
+}
+
+/** One management API key: the stats of the listed Redis databases. */
+export interface ManagementAccount {
+  readonly name: string;
+  /** Base URL without a trailing slash. */
+  readonly url: string;
+  readonly email: string;
+  readonly apiKey: Secret;
+  readonly databases: readonly string[];
+  readonly schedule: Schedule;
+}
+
+/** How we call Upstash. */
+export interface HttpSettings {
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly concurrency: number;
+}
+
+/** Caps on series per account. */
+export interface Limits {
+  readonly maxFlowControlKeys: number;
+  readonly maxUrlGroups: number;
+}
+
+/** The validated configuration the whole program runs on. */
+export interface Config {
+  readonly listenAddress: string;
+  readonly logLevel: LogLevel;
+  /** Absolute path of the exporter-toolkit web config, if any. */
+  readonly webConfigFile: string | undefined;
+  readonly http: HttpSettings;
+  readonly limits: Limits;
+  readonly qstash: readonly QstashAccount[];
+  readonly management: readonly ManagementAccount[];
+  /** Where the configuration came from, for the summary: a file path or `environment`. */
+  readonly origin: string;
+}
+
+export const DEFAULTS = {
+  listenAddress: ':9645',
+  logLevel: 'info',
+  qstashUrl: 'https://qstash.upstash.io',
+  managementUrl: 'https://api.upstash.com',
+  qstashInterval: '30s',
+  managementInterval: '60s',
+  http: { timeoutMs: 10_000, retries: 2, concurrency: 4 },
+  limits: { maxFlowControlKeys: 1000, maxUrlGroups: 1000 },
+  envAccount: 'default',
+} as const;

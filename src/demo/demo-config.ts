@@ -1,0 +1,39 @@
+import { Secret } from '../config/secret.js';
+import { scheduleFromInterval, type Schedule } from '../config/schedule.js';
+import { DEFAULTS, type Config } from '../config/types.js';
+import { DEMO_API_KEY, DEMO_DATABASES, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from './simulator.js';
+
+/** The configuration of `--demo`: one QStash and one management account on the simulator at `url`. */
+export function demoConfig(
+  url: string,
+  base: Pick<Config, 'listenAddress' | 'logLevel' | 'webConfigFile'>,
+): Config {
+  // Short intervals, so the demo visibly moves within a minute.
+  const schedule = scheduleFromInterval('5s') as Schedule;
+  const statsSchedule = scheduleFromInterval('10s') as Schedule;
+  return {
+    ...base,
+    http: DEFAULTS.http,
+    limits: DEFAULTS.limits,
+    qstash: [
+      {
+        name: 'demo',
+        url,
+        token: new Secret(DEMO_QSTASH_TOKEN),
+        schedule,
+        sources: ['flow_control', 'url_groups'],
+      },
+    ],
+    management: [
+      {
+        name: 'demo',
+        url,
+        email: DEMO_EMAIL,
+        apiKey: new Secret(DEMO_API_KEY),
+        databases: DEMO_DATABASES,
+        schedule: statsSchedule,
+      },
+    ],
+    origin: 'demo (embedded simulator)',
+  };
+}

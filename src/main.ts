@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { createApp } from './app.js';
+import { ConfigError, formatProblem } from './config/errors.js';
+import { loadConfig, checkListenAddress } from './config/load.js';
+import { summarizeConfig } from './config/summary.js';
+import { LOG_LEVELS, type Config, type LogLevel } from './config/types.js';
+import { demoConfig } from './demo/demo-config.js';
+import { startSimulator, type Simulator } from './demo/simulator.js';
+import { createLogger } from './logger.js';
+import { readVersion } from './version.js';
+
+const USAGE = `Usage: upstash-exporter [flags]
+
+Prometheus exporter for Upstash: QStash flow-control wait lists, URL groups and Redis database stats.
+
+Flags:
+  --config FILE                    YAML config file (env UPSTASH_EXPORTER_CONFIG); without it,
+                                   configuration comes from QSTASH_TOKEN, UPSTASH_EMAIL, … (see README)
+  --web.listen-address HOST:PORT   where /metrics is served (default ":9645")
+  --web.config.file FILE           TLS and basic auth for our endpoints (exporter-toolkit format)
+  --log.level LEVEL                debug, info, warn or error (default "info")
+  --demo                           run against an embedded simulator of Upstash; no credentials needed
+  --check-config                   validate the configuration, print a redacted summary, exit 0 or 2
+  --version                        print the version and exit
+  --help                           print this help and exit
+`;
+
+const EXIT_CONFIG = 2;
+const EXIT_FATAL = 1;
+const SHUTDOWN_GRACE_MS = 5_000;
+
+async function main(argv: string[]): Promise<number> {
+  let flags;
+  try {
+    flags = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        config: { type: 'string' },
+        'web.listen-address': { type: 'string' },
+        'web.config.file': { type: 'string' },
+        'log.level': { type: 'string' },
+        demo: { type: 'boolean' },
+        'check-config': { type: 'boolean' },
+        version: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`upstash-exporter: ${error instanceof Error ? error.message : String(error)}`);
+    console.error("Run 'upstash-exporter --help' for the flags.");
+    return EXIT_CONFIG;
+  }
+  const version = readVersion();
+  if (flags.help === true) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (flags.version === true) {
+    process.stdout.write(`upstash-exporter ${version} (node ${process.version})\n`);
+    return 0;
+  }
+
+  const env = process.env;
+  const overrides = {
+    listenAddress: flags['web.listen-address'],
+    logLevel: flags['log.level'],
+    webConfigFile: flags['web.config.file'],
+  };
+  let config: Config;
+  let simulator: Simulator | undefined;
+  try {
+    if (flags.demo === true) {
+      const base = demoBase(overrides);
+      simulator = await startSimulator();
+      config = demoConfig(simulator.url, base);
+    } else {
+      const configFile =
+        flags.config ?? (env.UPSTASH_EXPORTER_CONFIG === '' ? undefined : env.UPSTASH_EXPORTER_CONFIG);
+      config = loadConfig({ configFile, env, flags: overrides });
+    }
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const problem of error.problems)
+      console.error(`upstash-exporter: config: ${formatProblem(problem)}`);
+    return EXIT_CONFIG;
+  }
+  if (flags['check-config'] === true) {
+    process.stdout.write(summarizeConfig(config));
+    await simulator?.stop();
+    return 0;
+  }
+
+  const logger = createLogger(config.logLevel);
+  const app = createApp(config, { logger, version });
+  try {
+    const address = await app.start();
+    if (simulator !== undefined) {
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      const shown = host === '[::]' || host === '0.0.0.0' ? 'localhost' : host;
+      process.stdout.write(
+        `Demo: Upstash simulator at ${simulator.url}\nDemo: metrics at http://${shown}:${address.port}/metrics\n`,
+      );
+    }
+  } catch (error) {
+    logger.fatal({ err: error instanceof Error ? error.message : String(error) }, 'cannot start');
+    await app.stop().catch(() => undefined);
+    await simulator?.stop();
+    return EXIT_FATAL;
+  }
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  logger.info({ signal }, 'shutting down');
+  // Should anything hang, exit anyway: a stuck shutdown is worse than an abrupt one.
+  setTimeout(() => {
+    logger.error('shutdown took too long; exiting');
+    process.exit(EXIT_FATAL);
+  }, SHUTDOWN_GRACE_MS).unref();
+  await app.stop();
+  await simulator?.stop();
+  logger.info('stopped');
+  return 0;
+}
+
+/** Demo mode takes only the web and log flags; everything else is built in. */
+function demoBase(overrides: {
+  listenAddress: string | undefined;
+  logLevel: string | undefined;
+  webConfigFile: string | undefined;
+}) {
+  const problems = [];
+  const listenAddress = overrides.listenAddress ?? ':9645';
+  const listenProblem = checkListenAddress(listenAddress);
+  if (listenProblem !== undefined) problems.push({ path: '--web.listen-address', message: listenProblem });
+  const logLevel = overrides.logLevel ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push({ path: '--log.level', message: `must be one of ${LOG_LEVELS.join(', ')}` });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { listenAddress, logLevel: logLevel as LogLevel, webConfigFile: overrides.webConfigFile };
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`upstash-exporter: fatal: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = EXIT_FATAL;
+  },
+);

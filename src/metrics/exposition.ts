@@ -1,0 +1,80 @@
+/** The two exposition formats we serve. */
+export type Format = 'text' | 'openmetrics';
+
+export const CONTENT_TYPES: Record<Format, string> = {
+  text: 'text/plain; version=0.0.4; charset=utf-8',
+  openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
+};
+
+export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary';
+
+/** A metric family as prom-client's `metric.get()` describes it. */
+export interface FamilySnapshot {
+  readonly name: string;
+  readonly help: string;
+  readonly type: MetricType;
+  readonly values: readonly {
+    readonly value: number;
+    readonly labels: Readonly<Record<string, string | number | undefined>>;
+    readonly metricName?: string | undefined;
+  }[];
+}
+
+/** Escapes a label value for both formats: backslash, double quote and line feed. */
+export function escapeLabelValue(value: string): string {
+  return /[\\"\n]/.test(value)
+    ? value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+    : value;
+}
+
+/** Escapes HELP text (backslash and line feed in both formats; OpenMetrics also escapes quotes). */
+function escapeHelp(text: string, format: Format): string {
+  const escaped = text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+  return format === 'openmetrics' ? escaped.replace(/"/g, '\\"') : escaped;
+}
+
+/** A sample value as both formats spell it. */
+export function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+/** `{a="x",b="y"}`, or nothing when there are no labels. */
+export function formatLabels(labels: readonly (readonly [string, string])[]): string {
+  if (labels.length === 0) return '';
+  let out = '{';
+  for (let i = 0; i < labels.length; i++) {
+    const [name, value] = labels[i] as readonly [string, string];
+    out += `${i === 0 ? '' : ','}${name}="${escapeLabelValue(value)}"`;
+  }
+  return `${out}}`;
+}
+
+/**
+ * The `# HELP` and `# TYPE` lines of a family. OpenMetrics names a counter family without its
+ * `_total` suffix (the samples keep it); the text format names it as the samples are named.
+ */
+export function familyHeader(name: string, help: string, type: MetricType, format: Format): string {
+  const family = format === 'openmetrics' && type === 'counter' ? name.replace(/_total$/, '') : name;
+  return `# HELP ${family} ${escapeHelp(help, format)}\n# TYPE ${family} ${type}\n`;
+}
+
+/** Renders prom-client families (our own counters, process and Node.js metrics) in either format. */
+export function renderFamilies(families: readonly FamilySnapshot[], format: Format): string {
+  let out = '';
+  for (const family of families) {
+    out += familyHeader(family.name, family.help, family.type, format);
+    const counterBase = family.type === 'counter' ? family.name.replace(/_total$/, '') : undefined;
+    for (const sample of family.values) {
+      let name = sample.metricName ?? family.name;
+      if (counterBase !== undefined && format === 'openmetrics') name = `${counterBase}_total`;
+      const labels = Object.entries(sample.labels)
+        .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
+        .map(([key, value]) => [key, String(value)] as const);
+      out += `${name}${formatLabels(labels)} ${formatValue(sample.value)}\n`;
+    }
+  }
+  return out;
+}

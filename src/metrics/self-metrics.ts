@@ -1,0 +1,123 @@
+import { Counter, Gauge, collectDefaultMetrics, type Registry } from 'prom-client';
+import { FAILURE_REASONS, type FailureReason } from '../upstash/errors.js';
+import { renderFamilies, type FamilySnapshot, type Format } from './exposition.js';
+
+/** Which source a health metric speaks of; `database_id` is empty for QStash sources. */
+export interface SourceLabels {
+  readonly source: string;
+  readonly account: string;
+  readonly database_id: string;
+}
+
+const SOURCE_LABELS = ['source', 'account', 'database_id'] as const;
+
+// prom-client's `_total` gauges break the naming rules; their values are in the unsuffixed gauges.
+const DROPPED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/** The exporter's metrics about itself, recorded by the poller and the HTTP client. */
+export interface SelfMetrics {
+  /** Creates a source's counters at zero, so `increase()` sees its first failure. */
+  declareSource(labels: SourceLabels): void;
+  pollStarted(labels: SourceLabels): void;
+  pollSucceeded(labels: SourceLabels, durationSeconds: number, atSeconds: number): void;
+  pollFailed(labels: SourceLabels, reason: FailureReason, durationSeconds: number): void;
+  pollSkipped(labels: SourceLabels): void;
+  apiRequest(api: string, code: string): void;
+}
+
+/** Registers the health metrics, build info and process metrics in `registry`. */
+export function createSelfMetrics(registry: Registry, build: { version: string }): SelfMetrics {
+  const registers = [registry];
+  const up = new Gauge({
+    name: 'upstash_up',
+    help: 'Whether the last poll of the source succeeded (1) or failed (0).',
+    labelNames: SOURCE_LABELS,
+    registers,
+  });
+  const lastSuccess = new Gauge({
+    name: 'upstash_exporter_last_success_timestamp_seconds',
+    help: 'When the source was last polled successfully (Unix time in seconds).',
+    labelNames: SOURCE_LABELS,
+    registers,
+  });
+  const duration = new Gauge({
+    name: 'upstash_exporter_poll_duration_seconds',
+    help: 'How long the last poll of the source took, retries included (seconds).',
+    labelNames: SOURCE_LABELS,
+    registers,
+  });
+  const polls = new Counter({
+    name: 'upstash_exporter_polls_total',
+    help: 'Polls of the source started (count).',
+    labelNames: SOURCE_LABELS,
+    registers,
+  });
+  const failures = new Counter({
+    name: 'upstash_exporter_poll_failures_total',
+    help: 'Failed polls of the source, by reason (count).',
+    labelNames: [...SOURCE_LABELS, 'reason'],
+    registers,
+  });
+  const skipped = new Counter({
+    name: 'upstash_exporter_polls_skipped_total',
+    help: 'Scheduled polls of the source skipped because the previous one was still running or Upstash asked us to wait (count).',
+    labelNames: SOURCE_LABELS,
+    registers,
+  });
+  const requests = new Counter({
+    name: 'upstash_exporter_api_requests_total',
+    help: 'HTTP requests sent to Upstash, retries included, by API and status code (count; code "error" when no status came back).',
+    labelNames: ['api', 'code'],
+    registers,
+  });
+  new Gauge({
+    name: 'upstash_exporter_build_info',
+    help: 'Always 1; the labels say which exporter version runs on which Node.js.',
+    labelNames: ['version', 'node_version'],
+    registers,
+  }).set({ version: build.version, node_version: process.version }, 1);
+
+  collectDefaultMetrics({ register: registry });
+  for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);
+
+  return {
+    declareSource(labels) {
+      polls.inc(labels, 0);
+      skipped.inc(labels, 0);
+      for (const reason of FAILURE_REASONS) failures.inc({ ...labels, reason }, 0);
+    },
+    pollStarted(labels) {
+      polls.inc(labels);
+    },
+    pollSucceeded(labels, durationSeconds, atSeconds) {
+      up.set(labels, 1);
+      duration.set(labels, durationSeconds);
+      lastSuccess.set(labels, atSeconds);
+    },
+    pollFailed(labels, reason, durationSeconds) {
+      up.set(labels, 0);
+      duration.set(labels, durationSeconds);
+      failures.inc({ ...labels, reason });
+    },
+    pollSkipped(labels) {
+      skipped.inc(labels);
+    },
+    apiRequest(api, code) {
+      requests.inc({ api, code });
+    },
+  };
+}
+
+/** Renders every metric of a prom-client registry in the requested format. */
+export async function renderRegistry(registry: Registry, format: Format): Promise<string> {
+  // The registry holds Metric instances; its typings only admit to the plain-object part of them.
+  const metrics = registry.getMetricsAsArray() as unknown as {
+    get(): Promise<FamilySnapshot> | FamilySnapshot;
+  }[];
+  const families = await Promise.all(metrics.map((metric) => metric.get()));
+  return renderFamilies(families, format);
+}

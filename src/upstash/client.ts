@@ -1,0 +1,241 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, type Dispatcher } from 'undici';
+import {
+  AbortedError,
+  HttpStatusError,
+  InvalidResponseError,
+  NetworkError,
+  TimeoutError,
+  UpstashError,
+} from './errors.js';
+import { Semaphore } from './semaphore.js';
+
+/** Which Upstash API a request goes to (a label of the request counter). */
+export type Api = 'qstash' | 'management';
+
+/** Reported once per HTTP attempt, retries included: `code` is the status, or `error`. */
+export type RequestObserver = (api: Api, code: string) => void;
+
+/** Settings of {@link UpstashClient}. */
+export interface ClientOptions {
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly concurrency: number;
+  readonly userAgent: string;
+  /** Bodies larger than this are `invalid_response`; a runaway body must not take the process down. */
+  readonly maxBodyBytes?: number;
+  /** Keep-alive sockets per origin, at most. */
+  readonly connectionsPerOrigin?: number;
+  readonly onRequest?: RequestObserver;
+  /** The jitter source, injectable so tests can pin backoff times. */
+  readonly random?: () => number;
+  /** Replaces the undici Agent, for tests (MockAgent). */
+  readonly dispatcher?: Dispatcher;
+}
+
+/** One GET to Upstash. */
+export interface GetOptions {
+  readonly api: Api;
+  readonly url: string;
+  /** The full Authorization header value; used for this request only, never stored or printed. */
+  readonly authorization: string;
+  /** Aborts the call when the exporter shuts down. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Unix ms by which the call must be over (the source's next tick): retries and Retry-After waits
+   * that would end later are not attempted.
+   */
+  readonly deadline?: number | undefined;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 8_000;
+
+/**
+ * The one way this program talks to Upstash: GET a JSON document with a per-attempt timeout that
+ * aborts the socket, retries with exponential backoff and full jitter on network errors, timeouts,
+ * 429 and 5xx, Retry-After on 429, a global concurrency cap and a body size cap. Throws
+ * {@link UpstashError} subclasses carrying the failure reason, or {@link AbortedError} on shutdown.
+ */
+export class UpstashClient {
+  readonly #options: ClientOptions;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #slots: Semaphore;
+  readonly #maxBodyBytes: number;
+
+  constructor(options: ClientOptions) {
+    this.#options = options;
+    this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#slots = new Semaphore(options.concurrency);
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    // One keep-alive pool per origin is what an undici Agent is; `connections` bounds its sockets.
+    this.#dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connections: options.connectionsPerOrigin ?? options.concurrency,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        connect: { timeout: options.timeoutMs },
+        keepAliveTimeout: 30_000,
+      });
+  }
+
+  /** GETs `url` and returns its parsed JSON body. */
+  async getJson(request: GetOptions): Promise<unknown> {
+    const retries = this.#options.retries;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#attempt(request);
+      } catch (error) {
+        if (!(error instanceof UpstashError) || !isRetryable(error) || attempt >= retries) throw error;
+        const waitMs =
+          error instanceof HttpStatusError && error.retryAfterMs !== undefined
+            ? error.retryAfterMs
+            : this.#backoff(attempt);
+        if (request.deadline !== undefined && Date.now() + waitMs >= request.deadline) throw error;
+        try {
+          await sleep(waitMs, undefined, { signal: request.signal });
+        } catch {
+          throw new AbortedError('GET', request.url);
+        }
+      }
+    }
+  }
+
+  /** Closes the keep-alive sockets. */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  #backoff(attempt: number): number {
+    const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
+    return Math.round((this.#options.random ?? Math.random)() * ceiling);
+  }
+
+  async #attempt(request: GetOptions): Promise<unknown> {
+    const { url, api } = request;
+    const release = await this.#slots.acquire();
+    const timeout = AbortSignal.timeout(this.#options.timeoutMs);
+    const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
+    const failed = (error: unknown): UpstashError | AbortedError => {
+      if (request.signal?.aborted === true) return new AbortedError('GET', url);
+      if (timeout.aborted || isTimeoutCode(error))
+        return new TimeoutError('GET', url, this.#options.timeoutMs, { cause: error });
+      return new NetworkError('GET', url, error);
+    };
+    try {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await this.#dispatcher.request({
+          origin: new URL(url).origin,
+          path: pathOf(url),
+          method: 'GET',
+          headers: {
+            authorization: request.authorization,
+            accept: 'application/json',
+            'user-agent': this.#options.userAgent,
+          },
+          signal,
+        });
+      } catch (error) {
+        this.#options.onRequest?.(api, 'error');
+        throw failed(error);
+      }
+      this.#options.onRequest?.(api, String(response.statusCode));
+      const { statusCode, headers, body } = response;
+      if (statusCode < 200 || statusCode > 299) {
+        // Drain so the socket goes back to the pool; the error body is not ours to print.
+        await body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        throw new HttpStatusError(
+          'GET',
+          url,
+          statusCode,
+          statusCode === 429 ? parseRetryAfter(headers['retry-after']) : undefined,
+        );
+      }
+      const contentType = header(headers['content-type']);
+      if (contentType !== undefined && !/^application\/([a-z.+-]*\+)?json\b/i.test(contentType)) {
+        await body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        throw new InvalidResponseError('GET', url, 'content type is not JSON');
+      }
+      const declared = Number(header(headers['content-length']));
+      if (declared > this.#maxBodyBytes) {
+        body.destroy();
+        throw new InvalidResponseError('GET', url, `body larger than ${this.#maxBodyBytes} bytes`);
+      }
+      let text: string;
+      try {
+        text = await readCapped(body, this.#maxBodyBytes);
+      } catch (error) {
+        if (error instanceof BodyTooLarge) {
+          throw new InvalidResponseError('GET', url, `body larger than ${this.#maxBodyBytes} bytes`);
+        }
+        throw failed(error);
+      }
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (error) {
+        throw new InvalidResponseError('GET', url, 'malformed JSON', { cause: error });
+      }
+    } finally {
+      release();
+    }
+  }
+}
+
+class BodyTooLarge extends Error {}
+
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw new BodyTooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function isRetryable(error: UpstashError): boolean {
+  return (
+    error.reason === 'network' ||
+    error.reason === 'timeout' ||
+    error.reason === 'rate_limited' ||
+    error.reason === 'server_error'
+  );
+}
+
+function isTimeoutCode(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  );
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function pathOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = header(value)?.trim();
+  if (text === undefined || text === '') return undefined;
+  if (/^[0-9]+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -1,0 +1,94 @@
+/** Why a poll failed; one of these per failure, as the contract lists them. */
+export type FailureReason =
+  | 'unauthorized'
+  | 'not_found'
+  | 'rate_limited'
+  | 'server_error'
+  | 'client_error'
+  | 'timeout'
+  | 'network'
+  | 'invalid_response';
+
+export const FAILURE_REASONS: readonly FailureReason[] = [
+  'unauthorized',
+  'not_found',
+  'rate_limited',
+  'server_error',
+  'client_error',
+  'timeout',
+  'network',
+  'invalid_response',
+];
+
+/** Base of every error a call to Upstash can end in; messages name the request, never a credential. */
+export class UpstashError extends Error {
+  readonly reason: FailureReason;
+
+  constructor(reason: FailureReason, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UpstashError';
+    this.reason = reason;
+  }
+}
+
+/** Upstash answered with a status other than 2xx. */
+export class HttpStatusError extends UpstashError {
+  readonly status: number;
+  /** For 429: how long Upstash asked us to wait, when it said. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(method: string, url: string, status: number, retryAfterMs?: number) {
+    super(reasonForStatus(status), `Upstash answered ${status}: ${method} ${url}`);
+    this.name = 'HttpStatusError';
+    this.status = status;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** The request, or reading its body, took longer than `http.timeout`. */
+export class TimeoutError extends UpstashError {
+  constructor(method: string, url: string, timeoutMs: number, options?: ErrorOptions) {
+    super('timeout', `Request timed out after ${timeoutMs} ms: ${method} ${url}`, options);
+    this.name = 'TimeoutError';
+  }
+}
+
+/** The connection failed: refused, reset, DNS, TLS. */
+export class NetworkError extends UpstashError {
+  constructor(method: string, url: string, cause: unknown) {
+    super('network', `Request failed (${networkCode(cause)}): ${method} ${url}`, { cause });
+    this.name = 'NetworkError';
+  }
+}
+
+/** The request worked but the body is not what the API documents: bad JSON, wrong shape, too large. */
+export class InvalidResponseError extends UpstashError {
+  constructor(method: string, url: string, problem: string, options?: ErrorOptions) {
+    super('invalid_response', `Invalid response (${problem}): ${method} ${url}`, options);
+    this.name = 'InvalidResponseError';
+  }
+}
+
+/** The call was abandoned because the exporter is shutting down; not a failure of Upstash. */
+export class AbortedError extends Error {
+  constructor(method: string, url: string) {
+    super(`Request aborted: ${method} ${url}`);
+    this.name = 'AbortedError';
+  }
+}
+
+/** The failure reason for an HTTP status outside 2xx. */
+export function reasonForStatus(status: number): FailureReason {
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 404) return 'not_found';
+  if (status === 429) return 'rate_limited';
+  if (status >= 500 && status <= 599) return 'server_error';
+  if (status >= 400 && status <= 499) return 'client_error';
+  // 1xx/3xx: we neither follow redirects nor expect them, so the answer is not the documented one.
+  return 'invalid_response';
+}
+
+function networkCode(cause: unknown): string {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : 'connection error';
+}

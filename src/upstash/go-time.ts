@@ -1,0 +1,47 @@
+// Go's default time format as Upstash sends it: `2025-08-31 15:12:52.799480932 +0000 UTC`.
+// Parsed by hand: Date.parse accepts it on some engines, rejects it on others, and drops
+// everything past milliseconds.
+const GO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))? ([+-])(\d{2})(\d{2})(?: [A-Za-z]{1,5})?$/;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Parses a Go-formatted time into Unix milliseconds (with the sub-millisecond fraction kept as
+ * decimals); undefined when the text is not such a time or names an impossible date.
+ */
+export function parseGoTime(text: string): number | undefined {
+  const match = GO_TIME.exec(text);
+  if (match === null) return undefined;
+  const [, y, mo, d, h, mi, s, fraction = '', sign, offH, offM] = match as unknown as string[] as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string | undefined,
+    string,
+    string,
+    string,
+  ];
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || Number(offH) > 23 || Number(offM) > 59) return undefined;
+  const offsetMs = (sign === '-' ? -1 : 1) * (Number(offH) * 60 + Number(offM)) * 60_000;
+  const wholeMs = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMs;
+  // `0.` + up to nine digits: the fraction of a second, as milliseconds with decimals.
+  const fractionMs = fraction === '' ? 0 : Number(`0.${fraction}`) * 1000;
+  return wholeMs + fractionMs;
+}
+
+function daysIn(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+}

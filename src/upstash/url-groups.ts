@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { UpstashClient } from './client.js';
+import { InvalidResponseError } from './errors.js';
+import type { QstashTarget } from './flow-control.js';
+import { describeIssues } from './schema-errors.js';
+
+/** One QStash URL group (a "topic" in the API). */
+export interface UrlGroup {
+  readonly name: string;
+  /** Unix milliseconds. */
+  readonly createdAt: number;
+  /** Unix milliseconds. */
+  readonly updatedAt: number;
+  readonly endpointCount: number;
+}
+
+const endpoint = z.object({ name: z.string().optional(), url: z.string() });
+const group = z.object({
+  name: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  endpoints: z.array(endpoint),
+});
+const body = z.array(group);
+
+/** Parses a URL group list body; throws on any other shape. */
+export function parseUrlGroups(json: unknown, url = 'topics'): UrlGroup[] {
+  const parsed = body.safeParse(json);
+  if (!parsed.success) throw new InvalidResponseError('GET', url, describeIssues(parsed.error));
+  return parsed.data.map((g) => ({
+    name: g.name,
+    createdAt: g.createdAt,
+    updatedAt: g.updatedAt,
+    endpointCount: g.endpoints.length,
+  }));
+}
+
+/** GET `{url}/v2/topics`: every URL group with its endpoints. */
+export async function fetchUrlGroups(client: UpstashClient, target: QstashTarget): Promise<UrlGroup[]> {
+  const url = `${target.baseUrl}/v2/topics`;
+  const json = await client.getJson({ api: 'qstash', url, ...target });
+  return parseUrlGroups(json, url);
+}

@@ -1,0 +1,266 @@
+// Lint of the Grafana dashboard: templated data source everywhere, unique panel ids, a unit on every
+// panel, $__rate_interval wherever a query rates, and no query naming a metric the exporter does not
+// export. Whether each query also runs and returns data in a real Prometheus is test/stack's job.
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+
+interface DataSourceRef {
+  type?: string;
+  uid?: string;
+}
+
+interface Target {
+  refId?: string;
+  expr?: string;
+  datasource?: DataSourceRef;
+}
+
+interface Panel {
+  id?: number;
+  type: string;
+  title?: string;
+  datasource?: DataSourceRef;
+  gridPos?: { h: number; w: number; x: number; y: number };
+  fieldConfig?: { defaults?: { unit?: string } };
+  targets?: Target[];
+  panels?: Panel[];
+  repeat?: string;
+}
+
+interface Variable {
+  name: string;
+  type: string;
+  query?: string | { query?: string };
+  datasource?: DataSourceRef;
+  definition?: string;
+}
+
+interface Dashboard {
+  uid?: string;
+  title?: string;
+  schemaVersion?: number;
+  panels: Panel[];
+  templating: { list: Variable[] };
+}
+
+const root = new URL('../', import.meta.url);
+const dashboardFile = new URL('grafana/dashboards/upstash.json', root);
+const dashboard = JSON.parse(readFileSync(dashboardFile, 'utf8')) as Dashboard;
+
+const TEMPLATED = { type: 'prometheus', uid: '${datasource}' };
+
+/** Every panel, rows included, also those nested inside collapsed rows. */
+function allPanels(panels: readonly Panel[]): Panel[] {
+  return panels.flatMap((p) => [p, ...allPanels(p.panels ?? [])]);
+}
+const panels = allPanels(dashboard.panels);
+const queryPanels = panels.filter((p) => p.type !== 'row');
+const targets = queryPanels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title ?? '?', ...t })));
+
+function variableQuery(v: Variable): string {
+  return typeof v.query === 'string' ? v.query : (v.query?.query ?? '');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Which metric names exist: what the exporter really prints (the e2e golden file) when it exists,
+// else the public contract; plus the recording rules of prometheus/alerts.yml.
+
+const PROMQL_KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'atan2',
+  'inf',
+  'nan',
+]);
+
+/** Metric names in the exposition text (sample lines and `# TYPE` lines). */
+function namesFromExposition(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of text.split('\n')) {
+    const type = /^# TYPE (\S+) /.exec(line);
+    if (type?.[1]) names.add(type[1]);
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]/.exec(line);
+    if (sample?.[1]) names.add(sample[1]);
+  }
+  return names;
+}
+
+/** Metric names that the contract promises: every back-quoted `upstash_…` name. */
+function namesFromContract(text: string): Set<string> {
+  return new Set([...text.matchAll(/`(upstash_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
+}
+
+function exportedNames(): { names: Set<string>; from: string } {
+  const golden = new URL('test/fixtures/e2e-output.txt', root);
+  if (existsSync(golden)) return { names: namesFromExposition(readFileSync(golden, 'utf8')), from: golden.pathname };
+  const contract = new URL('../shared/CONTRACT.md', root);
+  if (existsSync(contract)) return { names: namesFromContract(readFileSync(contract, 'utf8')), from: contract.pathname };
+  throw new Error(
+    `cannot tell which metrics the exporter exports: neither ${golden.pathname} nor ${contract.pathname} exists`,
+  );
+}
+
+function recordingRuleNames(): Set<string> {
+  const rules = parseYaml(readFileSync(new URL('prometheus/alerts.yml', root), 'utf8')) as {
+    groups: { rules: { record?: string }[] }[];
+  };
+  return new Set(rules.groups.flatMap((g) => g.rules.flatMap((r) => (r.record ? [r.record] : []))));
+}
+
+/**
+ * The metric names a PromQL expression selects. Strings, label matchers, ranges, grouping label lists
+ * and function names are taken out first; what is left that looks like a name is a metric.
+ */
+function metricNamesIn(expr: string): string[] {
+  const stripped = expr
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
+    .replace(/\{[^}]*\}/g, ' ')
+    .replace(/\[[^\]]*\]/g, ' ')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
+  const names: string[] = [];
+  for (const m of stripped.matchAll(/(?<![\w.$:])([A-Za-z_:][\w:]*)(\s*\()?/g)) {
+    const [, name, call] = m;
+    if (name === undefined || call !== undefined || PROMQL_KEYWORDS.has(name.toLowerCase())) continue;
+    names.push(name);
+  }
+  return names;
+}
+
+/** Every `name{…}` or bare `name` selector in an expression, with its matcher text. */
+function selectorsIn(expr: string): { name: string; matchers: string }[] {
+  const out: { name: string; matchers: string }[] = [];
+  const known = new Set(metricNamesIn(expr));
+  for (const m of expr.matchAll(/(?<![\w.$:"])([A-Za-z_:][\w:]*)\s*(\{[^}]*\})?/g)) {
+    const [, name, matchers] = m;
+    if (name !== undefined && known.has(name)) out.push({ name, matchers: matchers ?? '' });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('grafana/dashboards/upstash.json', () => {
+  it('is a Grafana 10+ dashboard with a stable uid and the four template variables', () => {
+    expect(dashboard.uid).toBe('upstash-exporter');
+    expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
+    const vars = new Map(dashboard.templating.list.map((v) => [v.name, v]));
+    expect([...vars.keys()]).toEqual(['datasource', 'job', 'account', 'database_id']);
+    expect(vars.get('datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    for (const name of ['job', 'account', 'database_id']) {
+      const v = vars.get(name);
+      expect(v?.type, name).toBe('query');
+      expect(v?.datasource, name).toEqual(TEMPLATED);
+      expect(variableQuery(v!), name).toMatch(/^label_values\(/);
+    }
+  });
+
+  it('takes its data source from the datasource variable in every panel, query and variable', () => {
+    const wrong: string[] = [];
+    for (const p of queryPanels) {
+      if (JSON.stringify(p.datasource) !== JSON.stringify(TEMPLATED)) wrong.push(`panel "${p.title}"`);
+      for (const t of p.targets ?? []) {
+        if (JSON.stringify(t.datasource) !== JSON.stringify(TEMPLATED)) {
+          wrong.push(`panel "${p.title}" query ${t.refId}`);
+        }
+      }
+    }
+    for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) {
+      if (JSON.stringify(v.datasource) !== JSON.stringify(TEMPLATED)) wrong.push(`variable ${v.name}`);
+    }
+    // Nothing anywhere names a concrete data source.
+    const uids = [...JSON.stringify(dashboard).matchAll(/"uid":\s*"([^"]*)"/g)].map((m) => m[1]);
+    for (const uid of uids) {
+      if (uid !== '${datasource}' && uid !== dashboard.uid) wrong.push(`hard-coded uid ${uid}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('gives every panel a unique id', () => {
+    const ids = panels.map((p) => p.id);
+    expect(ids.every((id) => Number.isInteger(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('sets a unit on every panel', () => {
+    const missing = queryPanels.filter((p) => !p.fieldConfig?.defaults?.unit).map((p) => p.title);
+    expect(missing).toEqual([]);
+  });
+
+  it('gives every panel a title, a place on the grid and at least one query with a unique refId', () => {
+    for (const p of queryPanels) {
+      expect(p.title, `panel ${p.id}`).toBeTruthy();
+      expect(p.gridPos, `panel ${p.title}`).toBeDefined();
+      const refIds = (p.targets ?? []).map((t) => t.refId);
+      expect(refIds.length, `panel ${p.title}`).toBeGreaterThan(0);
+      expect(new Set(refIds).size, `panel ${p.title}`).toBe(refIds.length);
+      for (const t of p.targets ?? []) expect(t.expr?.trim(), `panel ${p.title} ${t.refId}`).toBeTruthy();
+    }
+  });
+
+  it('has the overview, QStash and per-database Redis rows', () => {
+    const rows = dashboard.panels.filter((p) => p.type === 'row');
+    expect(rows.map((r) => r.title)).toEqual(['Overview', 'QStash', 'Redis $database_id']);
+    expect(rows[2]?.repeat).toBe('database_id');
+  });
+
+  it('uses $__rate_interval for every range it rates over, and no other range', () => {
+    const wrong: string[] = [];
+    for (const t of targets) {
+      const expr = t.expr ?? '';
+      const ranges = [...expr.matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]);
+      if (ranges.some((r) => r !== '$__rate_interval')) wrong.push(`${t.panel}: ${expr}`);
+      if (/\b(rate|irate|increase)\s*\(/.test(expr) && ranges.length === 0) wrong.push(`${t.panel}: ${expr}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('filters every selector by the job variable', () => {
+    const wrong: string[] = [];
+    for (const t of targets) {
+      for (const s of selectorsIn(t.expr ?? '')) {
+        if (!s.matchers.includes('job=~"$job"')) wrong.push(`${t.panel}: ${s.name}${s.matchers}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('names only metrics that the exporter exports (or that alerts.yml records)', () => {
+    const { names: exported, from } = exportedNames();
+    expect(exported.size, `metric names found in ${from}`).toBeGreaterThan(20);
+    const known = new Set([...exported, ...recordingRuleNames()]);
+    const exprs = [
+      ...targets.map((t) => ({ where: `panel "${t.panel}" ${t.refId}`, expr: t.expr ?? '' })),
+      ...dashboard.templating.list
+        .filter((v) => v.type === 'query')
+        .map((v) => ({ where: `variable ${v.name}`, expr: variableQuery(v).replace(/^label_values\((.*),[^,]*\)$/, '$1') })),
+    ];
+    const unknown: string[] = [];
+    let seen = 0;
+    for (const { where, expr } of exprs) {
+      const names = metricNamesIn(expr);
+      seen += names.length;
+      for (const n of names) if (!known.has(n)) unknown.push(`${where}: ${n} (not in ${from})`);
+    }
+    expect(seen).toBeGreaterThan(exprs.length);
+    expect(unknown).toEqual([]);
+  });
+
+  it('finds metric names in PromQL the way the lint above relies on', () => {
+    expect(
+      metricNamesIn(
+        'sum by (account, source) (rate(upstash_a_total{job=~"$job", x="b{c}"}[$__rate_interval])) / on (account) group_left (source) upstash_b > 0.5 or vector(1) * time()',
+      ),
+    ).toEqual(['upstash_a_total', 'upstash_b']);
+    expect(metricNamesIn('topk(10, level:metric:ops) - 1e3 offset 5m')).toEqual(['level:metric:ops']);
+  });
+});
