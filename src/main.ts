@@ -2,9 +2,9 @@
 import { parseArgs } from 'node:util';
 import { createApp } from './app.js';
 import { ConfigError, formatProblem } from './config/errors.js';
-import { loadConfig, checkListenAddress } from './config/load.js';
+import { loadConfig, loadFlagSettings } from './config/load.js';
 import { summarizeConfig } from './config/summary.js';
-import { LOG_LEVELS, type Config, type LogLevel } from './config/types.js';
+import type { Config } from './config/types.js';
 import { demoConfig } from './demo/demo-config.js';
 import { startSimulator, type Simulator } from './demo/simulator.js';
 import { createLogger } from './logger.js';
@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
   let simulator: Simulator | undefined;
   try {
     if (flags.demo === true) {
-      const base = demoBase(overrides);
+      const base = loadFlagSettings(overrides);
       simulator = await startSimulator();
       config = demoConfig(simulator.url, base);
     } else {
@@ -125,24 +125,6 @@ async function main(argv: string[]): Promise<number> {
   await simulator?.stop();
   logger.info('stopped');
   return 0;
-}
-
-/** Demo mode takes only the web and log flags; everything else is built in. */
-function demoBase(overrides: {
-  listenAddress: string | undefined;
-  logLevel: string | undefined;
-  webConfigFile: string | undefined;
-}) {
-  const problems = [];
-  const listenAddress = overrides.listenAddress ?? ':9645';
-  const listenProblem = checkListenAddress(listenAddress);
-  if (listenProblem !== undefined) problems.push({ path: '--web.listen-address', message: listenProblem });
-  const logLevel = overrides.logLevel ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    problems.push({ path: '--log.level', message: `must be one of ${LOG_LEVELS.join(', ')}` });
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { listenAddress, logLevel: logLevel as LogLevel, webConfigFile: overrides.webConfigFile };
 }
 
 main(process.argv.slice(2)).then(

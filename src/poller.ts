@@ -120,9 +120,9 @@ export class Poller {
 
   /** Stops the schedule, aborts polls in flight and waits for them to settle. */
   async stop(): Promise<void> {
-    await Promise.all(this.#tasks.map((task) => task.destroy()));
+    for (const task of this.#tasks) await task.destroy();
     this.#shutdown.abort();
-    await Promise.all(this.#states.map((state) => state.running));
+    for (const state of this.#states) await state.running;
     for (const state of this.#states) clearTimeout(state.staleTimer);
   }
 

@@ -46,22 +46,7 @@ export function loadConfig(options: LoadOptions): Config {
       ? fromEnv(options.env, read, problems)
       : fromFile(options.configFile, options.env, read, problems);
 
-  const flags = options.flags ?? {};
-  const listenAddress = flags.listenAddress ?? partial.listenAddress ?? DEFAULTS.listenAddress;
-  const listenProblem = checkListenAddress(listenAddress);
-  if (listenProblem !== undefined) {
-    problems.push({
-      path: flags.listenAddress === undefined ? 'listen_address' : '--web.listen-address',
-      message: listenProblem,
-    });
-  }
-  const logLevel = flags.logLevel ?? partial.logLevel ?? DEFAULTS.logLevel;
-  if (!isLogLevel(logLevel)) {
-    problems.push({ path: '--log.level', message: `must be one of ${LOG_LEVELS.join(', ')}` });
-  }
-  const webConfigFile =
-    flags.webConfigFile === undefined ? partial.webConfigFile : resolve(flags.webConfigFile);
-
+  const common = commonSettings(options.flags ?? {}, partial, problems);
   if (problems.length === 0 && partial.qstash.length === 0 && partial.management.length === 0) {
     problems.push({
       path: '',
@@ -74,15 +59,56 @@ export function loadConfig(options: LoadOptions): Config {
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
-    listenAddress,
-    logLevel: logLevel as LogLevel,
-    webConfigFile,
+    ...common,
     http: partial.http,
     limits: partial.limits,
     qstash: partial.qstash,
     management: partial.management,
     origin: options.configFile === undefined ? 'environment' : resolve(options.configFile),
   };
+}
+
+/** The settings every mode shares: flags first, then the file, then defaults. */
+type CommonSettings = Pick<Config, 'listenAddress' | 'logLevel' | 'webConfigFile'>;
+
+function commonSettings(
+  flags: FlagOverrides,
+  file: {
+    listenAddress: string | undefined;
+    logLevel: string | undefined;
+    webConfigFile: string | undefined;
+  },
+  problems: ConfigProblem[],
+): CommonSettings {
+  const listenAddress = flags.listenAddress ?? file.listenAddress ?? DEFAULTS.listenAddress;
+  const listenProblem = checkListenAddress(listenAddress);
+  if (listenProblem !== undefined) {
+    problems.push({
+      path: flags.listenAddress === undefined ? 'listen_address' : '--web.listen-address',
+      message: listenProblem,
+    });
+  }
+  const logLevel: string = flags.logLevel ?? file.logLevel ?? DEFAULTS.logLevel;
+  if (!isLogLevel(logLevel)) {
+    problems.push({
+      path: flags.logLevel === undefined ? 'log_level' : '--log.level',
+      message: `must be one of ${LOG_LEVELS.join(', ')}`,
+    });
+  }
+  const webConfigFile = flags.webConfigFile === undefined ? file.webConfigFile : resolve(flags.webConfigFile);
+  return { listenAddress, logLevel: isLogLevel(logLevel) ? logLevel : DEFAULTS.logLevel, webConfigFile };
+}
+
+/** The web and log settings from flags alone, for `--demo`, which has no file or environment. */
+export function loadFlagSettings(flags: FlagOverrides): CommonSettings {
+  const problems: ConfigProblem[] = [];
+  const settings = commonSettings(
+    flags,
+    { listenAddress: undefined, logLevel: undefined, webConfigFile: undefined },
+    problems,
+  );
+  if (problems.length > 0) throw new ConfigError(problems);
+  return settings;
 }
 
 type Partial = Omit<Config, 'listenAddress' | 'logLevel' | 'origin'> & {
@@ -359,7 +385,7 @@ function fromEnv(env: NodeJS.ProcessEnv, read: (path: string) => string, problem
 }
 
 /** An error message for a bad `HOST:PORT`, or undefined when it is fine. */
-export function checkListenAddress(address: string): string | undefined {
+function checkListenAddress(address: string): string | undefined {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*):([0-9]{1,5})$/.exec(address);
   if (match === null || Number(match[2]) > 65_535)
     return 'must be HOST:PORT, :PORT or [IPv6]:PORT with a port from 0 to 65535';

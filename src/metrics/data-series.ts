@@ -51,9 +51,9 @@ export class DataSeries {
     const cached = this.#rendered.get(format);
     if (cached !== undefined) return cached;
     // Sources in a fixed order, so the output does not depend on which poll finished first.
-    const sources = [...this.#bySource.keys()]
-      .sort()
-      .map((id) => this.#bySource.get(id) as Map<string, string>);
+    const sources = [...this.#bySource.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, lines]) => lines);
     let out = '';
     for (const metric of DATA_METRICS) {
       let lines = '';

@@ -44,11 +44,8 @@ export function formatValue(value: number): string {
 /** `{a="x",b="y"}`, or nothing when there are no labels. */
 export function formatLabels(labels: readonly (readonly [string, string])[]): string {
   if (labels.length === 0) return '';
-  let out = '{';
-  for (let i = 0; i < labels.length; i++) {
-    const [name, value] = labels[i] as readonly [string, string];
-    out += `${i === 0 ? '' : ','}${name}="${escapeLabelValue(value)}"`;
-  }
+  let out = '';
+  for (const [name, value] of labels) out += `${out === '' ? '{' : ','}${name}="${escapeLabelValue(value)}"`;
   return `${out}}`;
 }
 

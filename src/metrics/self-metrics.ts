@@ -118,6 +118,6 @@ export async function renderRegistry(registry: Registry, format: Format): Promis
   const metrics = registry.getMetricsAsArray() as unknown as {
     get(): Promise<FamilySnapshot> | FamilySnapshot;
   }[];
-  const families = await Promise.all(metrics.map((metric) => metric.get()));
+  const families = await Promise.all(metrics.map(async (metric) => metric.get()));
   return renderFamilies(families, format);
 }

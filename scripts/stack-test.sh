@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The Prometheus → Alertmanager chain test (test/stack/alerting.test.ts): the built exporter against the
+# fake Upstash, scraped by Debian's prometheus loading prometheus/alerts.yml, alerting to Debian's
+# prometheus-alertmanager. Installs what it needs; builds the exporter first.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+
+command -v prometheus >/dev/null && command -v prometheus-alertmanager >/dev/null ||
+  ensure_packages prometheus prometheus-alertmanager
+
+[ -d node_modules ] || npm ci
+log "npm run build"
+npm run build --silent
+
+log "vitest run --config vitest.stack.config.ts"
+npx vitest run --config vitest.stack.config.ts
