@@ -50,6 +50,8 @@ export interface PollerOptions {
 /** A source's values outlive failures for this many intervals after its last success. */
 export const STALE_AFTER_INTERVALS = 3;
 
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 interface SourceState {
   readonly source: PollSource;
   readonly intervalMs: number;
@@ -212,14 +214,21 @@ export class Poller {
   /** Drops the source's series when no success comes within the staleness window. */
   #armStaleness(state: SourceState): void {
     clearTimeout(state.staleTimer);
-    const windowMs = STALE_AFTER_INTERVALS * state.intervalMs;
-    state.staleTimer = setTimeout(() => {
+    const dropAt = (state.lastSuccessAt ?? this.#now()) + STALE_AFTER_INTERVALS * state.intervalMs;
+    const check = (): void => {
+      const remaining = dropAt - this.#now();
+      if (remaining > 0) {
+        // setTimeout cannot wait longer than 2^31-1 ms (~24.8 days); daily schedules need more.
+        state.staleTimer = setTimeout(check, Math.min(remaining, MAX_TIMEOUT_MS));
+        state.staleTimer.unref();
+        return;
+      }
       this.#options.series.drop(state.source.id);
       this.#options.logger.warn(
         { ...state.source.labels, since: new Date(state.lastSuccessAt ?? 0).toISOString() },
         'series dropped: no successful poll for 3 intervals',
       );
-    }, windowMs);
-    state.staleTimer.unref();
+    };
+    check();
   }
 }

@@ -102,9 +102,11 @@ function namesFromContract(text: string): Set<string> {
 
 function exportedNames(): { names: Set<string>; from: string } {
   const golden = new URL('test/fixtures/e2e-output.txt', root);
-  if (existsSync(golden)) return { names: namesFromExposition(readFileSync(golden, 'utf8')), from: golden.pathname };
+  if (existsSync(golden))
+    return { names: namesFromExposition(readFileSync(golden, 'utf8')), from: golden.pathname };
   const contract = new URL('../shared/CONTRACT.md', root);
-  if (existsSync(contract)) return { names: namesFromContract(readFileSync(contract, 'utf8')), from: contract.pathname };
+  if (existsSync(contract))
+    return { names: namesFromContract(readFileSync(contract, 'utf8')), from: contract.pathname };
   throw new Error(
     `cannot tell which metrics the exporter exports: neither ${golden.pathname} nor ${contract.pathname} exists`,
   );
@@ -242,7 +244,10 @@ describe('grafana/dashboards/upstash.json', () => {
       ...targets.map((t) => ({ where: `panel "${t.panel}" ${t.refId}`, expr: t.expr ?? '' })),
       ...dashboard.templating.list
         .filter((v) => v.type === 'query')
-        .map((v) => ({ where: `variable ${v.name}`, expr: variableQuery(v).replace(/^label_values\((.*),[^,]*\)$/, '$1') })),
+        .map((v) => ({
+          where: `variable ${v.name}`,
+          expr: variableQuery(v).replace(/^label_values\((.*),[^,]*\)$/, '$1'),
+        })),
     ];
     const unknown: string[] = [];
     let seen = 0;

@@ -9,7 +9,15 @@
 //     alerts can be seen arriving through Alertmanager's API.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { accessSync, constants, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  createWriteStream,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -101,8 +109,8 @@ function start(name: string, command: string, args: readonly string[]): Proc {
   const logFile = join(workDir, `${name}.log`);
   const log = createWriteStream(logFile);
   const child = spawn(command, args, { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
   const proc = { name, child, logFile };
   procs.push(proc);
   return proc;
@@ -165,7 +173,8 @@ class PromServer {
       signal: AbortSignal.timeout(5000),
     });
     const body = (await res.json()) as PromResponse;
-    if (body.status !== 'success') throw new Error(`${this.name} query failed: ${body.error ?? res.status}: ${expr}`);
+    if (body.status !== 'success')
+      throw new Error(`${this.name} query failed: ${body.error ?? res.status}: ${expr}`);
     return body.data.result;
   }
 
@@ -181,8 +190,10 @@ class PromServer {
   /** Waits until every rule group has been evaluated `cycles` more times (at 1 s per cycle). */
   async waitForEvaluations(cycles: number): Promise<void> {
     const since = Date.now() / 1000 + cycles;
-    await waitFor(`${this.name} to evaluate its rules ${cycles} more times`, cycles * 1000 + 10_000, async () =>
-      (await this.lastEvaluation()) >= since ? true : undefined,
+    await waitFor(
+      `${this.name} to evaluate its rules ${cycles} more times`,
+      cycles * 1000 + 10_000,
+      async () => ((await this.lastEvaluation()) >= since ? true : undefined),
     );
   }
 }
@@ -222,7 +233,11 @@ function fastRules(text: string): string {
   return out;
 }
 
-async function startPrometheus(name: string, rulesFile: string, alertmanagerPort?: number): Promise<PromServer> {
+async function startPrometheus(
+  name: string,
+  rulesFile: string,
+  alertmanagerPort?: number,
+): Promise<PromServer> {
   const binary = findProgram('PROMETHEUS_BIN', ['prometheus']);
   const port = await freePort();
   const exporterTarget = new URL(exporterUrl).host;
@@ -231,7 +246,9 @@ async function startPrometheus(name: string, rulesFile: string, alertmanagerPort
     rule_files: [rulesFile],
     ...(alertmanagerPort === undefined
       ? {}
-      : { alerting: { alertmanagers: [{ static_configs: [{ targets: [`127.0.0.1:${alertmanagerPort}`] }] }] } }),
+      : {
+          alerting: { alertmanagers: [{ static_configs: [{ targets: [`127.0.0.1:${alertmanagerPort}`] }] }] },
+        }),
     scrape_configs: [{ job_name: 'upstash', static_configs: [{ targets: [exporterTarget] }] }],
   };
   const configFile = join(workDir, `${name}.yml`);
@@ -366,7 +383,9 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
   });
 
   it('runs every dashboard query without error, and each returns data', async () => {
-    const dashboard = JSON.parse(readFileSync(join(root, 'grafana', 'dashboards', 'upstash.json'), 'utf8')) as {
+    const dashboard = JSON.parse(
+      readFileSync(join(root, 'grafana', 'dashboards', 'upstash.json'), 'utf8'),
+    ) as {
       panels: { title: string; type: string; targets?: { refId: string; expr: string }[] }[];
       templating: { list: { name: string; type: string; query?: string | { query?: string } }[] };
     };
@@ -404,18 +423,24 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     const expected = ['UpstashAuthFailures', 'UpstashSourceDown'];
 
     // Through the fast server to Alertmanager: both alerts, for every source.
-    const received = await waitFor('UpstashAuthFailures and UpstashSourceDown in Alertmanager', 60_000, async () => {
-      const alerts = (await alertmanagerAlerts()).filter((a) => a.labels.account === ACCOUNT);
-      const count = (name: string): number => alerts.filter((a) => a.labels.alertname === name).length;
-      return expected.every((n) => count(n) === sources) ? alerts : undefined;
-    });
+    const received = await waitFor(
+      'UpstashAuthFailures and UpstashSourceDown in Alertmanager',
+      60_000,
+      async () => {
+        const alerts = (await alertmanagerAlerts()).filter((a) => a.labels.account === ACCOUNT);
+        const count = (name: string): number => alerts.filter((a) => a.labels.alertname === name).length;
+        return expected.every((n) => count(n) === sources) ? alerts : undefined;
+      },
+    );
     for (const a of received) {
       expect(a.status.state).toBe('active');
       expect(a.labels.job).toBe('upstash');
     }
     const auth = received.filter((a) => a.labels.alertname === 'UpstashAuthFailures');
     expect(new Set(auth.map((a) => a.labels.severity))).toEqual(new Set(['critical']));
-    expect(new Set(auth.map((a) => a.labels.source))).toEqual(new Set(['flow_control', 'url_groups', 'redis_stats']));
+    expect(new Set(auth.map((a) => a.labels.source))).toEqual(
+      new Set(['flow_control', 'url_groups', 'redis_stats']),
+    );
     // Nothing else fired: the exporter itself stays up and serves /metrics.
     expect(new Set(received.map((a) => a.labels.alertname))).toEqual(new Set(expected));
 

@@ -1,0 +1,146 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DEMO_API_KEY,
+  DEMO_EMAIL,
+  DEMO_QSTASH_TOKEN,
+  startSimulator,
+  type Simulator,
+} from '../../src/demo/simulator.js';
+import {
+  startExporter,
+  waitForStatus,
+  writeConfig,
+  type ExporterProcess,
+} from '../helpers/exporter-process.js';
+
+// The golden file of the whole data and health exposition, as node_exporter's e2e-output.txt.
+// Regenerate with: UPDATE_GOLDEN=1 npx vitest run test/e2e/exporter.test.ts
+const GOLDEN = fileURLToPath(new URL('../fixtures/e2e-output.txt', import.meta.url));
+const FROZEN_NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
+
+/** Our own lines of /metrics with the values that differ from run to run replaced by placeholders. */
+function normalise(body: string): string {
+  return body
+    .split('\n')
+    .filter((line) => /^(# (HELP|TYPE) )?upstash_/.test(line))
+    .map((line) =>
+      line
+        .replace(
+          /^(upstash_exporter_(last_success_timestamp|poll_duration)_seconds\{[^}]*\}) .*$/,
+          '$1 <varies>',
+        )
+        .replace(/node_version="[^"]*"/, 'node_version="<node>"'),
+    )
+    .join('\n')
+    .concat('\n');
+}
+
+describe('the built exporter against the simulator', () => {
+  let sim: Simulator;
+  let exporter: ExporterProcess;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ frozen: true, now: () => FROZEN_NOW });
+    // Polled once, at start-up (the schedule fires on 1 January only), so counters are exact.
+    const config = writeConfig(`
+log_level: debug
+qstash:
+  - name: eu
+    url: ${sim.url}/
+    token: \${TEST_QSTASH_TOKEN}
+    schedule: "0 0 0 1 1 *"
+management:
+  - name: main
+    url: ${sim.url}
+    email: ${DEMO_EMAIL}
+    api_key_file: api-key.txt
+    databases: [db-demo-cache, db-demo-sessions, db-missing]
+    schedule: "0 0 0 1 1 *"
+`);
+    writeFileSync(config.replace(/config\.yml$/, 'api-key.txt'), `  ${DEMO_API_KEY}\n`);
+    exporter = await startExporter(['--config', config], { TEST_QSTASH_TOKEN: DEMO_QSTASH_TOKEN });
+    await waitForStatus(`${exporter.url}/readyz`, 200);
+  });
+
+  afterAll(async () => {
+    await exporter.stop();
+    await sim.stop();
+  });
+
+  it('serves every series as the golden file says', async () => {
+    const body = await (await fetch(`${exporter.url}/metrics`)).text();
+    const actual = normalise(body);
+    if (process.env.UPDATE_GOLDEN === '1' || !existsSync(GOLDEN)) writeFileSync(GOLDEN, actual);
+    expect(actual).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('escapes quotes, backslashes and newlines in label values and keeps non-ASCII', async () => {
+    const body = await (await fetch(`${exporter.url}/metrics`)).text();
+    expect(body).toContain('flow_control_key="tenant \\"café\\" \\\\ eu\\nbatch"');
+    expect(body).toContain('url_group="crème-brûlée \\"beta\\" \\\\ v2\\nlegacy"');
+  });
+
+  it('calls Upstash only when polling, never when scraped', async () => {
+    const before = sim.requests('flow_control') + sim.requests('url_groups') + sim.requests('redis_stats');
+    await Promise.all(Array.from({ length: 5 }, async () => (await fetch(`${exporter.url}/metrics`)).text()));
+    const after = sim.requests('flow_control') + sim.requests('url_groups') + sim.requests('redis_stats');
+    expect(after).toBe(before);
+    expect(before).toBe(5);
+  });
+
+  it('serves OpenMetrics when asked, with counters named by family and a final # EOF', async () => {
+    const response = await fetch(`${exporter.url}/metrics`, {
+      headers: { accept: 'application/openmetrics-text;version=1.0.0;q=0.75,text/plain;version=0.0.4;q=0.5' },
+    });
+    expect(response.headers.get('content-type')).toBe(
+      'application/openmetrics-text; version=1.0.0; charset=utf-8',
+    );
+    const body = await response.text();
+    expect(body.endsWith('# EOF\n')).toBe(true);
+    expect(body).toContain('# TYPE upstash_exporter_polls counter\n');
+    expect(body).toMatch(
+      /^upstash_exporter_polls_total\{source="flow_control",account="eu",database_id=""\} 1$/m,
+    );
+  });
+
+  it('serves the text format by default', async () => {
+    const response = await fetch(`${exporter.url}/metrics`);
+    expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+  });
+
+  it('answers the landing page, health, 404 and 405 as the contract says', async () => {
+    const landing = await fetch(`${exporter.url}/`);
+    expect(landing.status).toBe(200);
+    const html = await landing.text();
+    expect(html).toContain('href="metrics"');
+    expect(html).toMatch(/<td>redis_stats<\/td><td>main<\/td><td>db-missing<\/td><td>not_found<\/td>/);
+    expect((await fetch(`${exporter.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${exporter.url}/nope`)).status).toBe(404);
+    const post = await fetch(`${exporter.url}/metrics`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const head = await fetch(`${exporter.url}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+
+  it('never prints a secret: not in logs at debug level, /metrics or the landing page', async () => {
+    const basic = Buffer.from(`${DEMO_EMAIL}:${DEMO_API_KEY}`).toString('base64');
+    const pages = await Promise.all(
+      ['/metrics', '/'].map(async (path) => (await fetch(`${exporter.url}${path}`)).text()),
+    );
+    const everything = [exporter.stdout(), exporter.stderr(), ...pages].join('\n');
+    expect(exporter.stdout()).toContain('"level":"debug"');
+    for (const secret of [DEMO_QSTASH_TOKEN, DEMO_API_KEY, basic]) expect(everything).not.toContain(secret);
+  });
+
+  it('sent the credentials to Upstash, with a User-Agent naming the exporter', () => {
+    expect(sim.lastHeaders('flow_control')?.authorization).toBe(`Bearer ${DEMO_QSTASH_TOKEN}`);
+    expect(sim.lastHeaders('redis_stats')?.authorization).toMatch(/^Basic /);
+    expect(sim.lastHeaders('url_groups')?.['user-agent']).toMatch(/^upstash-exporter\/\d+\.\d+\.\d+/);
+    expect(sim.lastPath('redis_stats')).toMatch(/^\/v2\/redis\/stats\//);
+    expect(sim.lastPath('flow_control')).toBe('/v2/flowControl/');
+  });
+});

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The built program, started as a user would: `node dist/main.js`. */
+export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+/** A running exporter child process and what it printed so far. */
+export interface ExporterProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly url: string;
+  stdout(): string;
+  stderr(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Writes a YAML config into a fresh temp folder and returns its path. */
+export function writeConfig(yaml: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'upstash-exporter-'));
+  const path = join(dir, 'config.yml');
+  writeFileSync(path, yaml);
+  return path;
+}
+
+/** Runs the program to completion (for --check-config, --help, bad configs). */
+export async function runToExit(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stdout, stderr };
+}
+
+/**
+ * Starts the exporter on an ephemeral loopback port and waits for its `listening` log line,
+ * which carries the port.
+ */
+export async function startExporter(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ExporterProcess> {
+  const child = spawn(process.execPath, [MAIN, '--web.listen-address', '127.0.0.1:0', ...args], {
+    env: { PATH: process.env.PATH, ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`exporter did not start: ${stdout}${stderr}`)), 10_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /"msg":"listening"/.test(stdout) ? /"address":"127\.0\.0\.1:(\d+)"/.exec(stdout) : null;
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve(`http://127.0.0.1:${match[1]}`);
+      }
+    });
+    void exited.then((code) => reject(new Error(`exporter exited with ${code}: ${stdout}${stderr}`)));
+  });
+  return {
+    child,
+    url,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Polls `url` until it answers `status`, or fails after `timeoutMs`. */
+export async function waitForStatus(url: string, status: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 0;
+  while (Date.now() < deadline) {
+    last = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (last === status) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} answered ${last}, not ${status}, within ${timeoutMs} ms`);
+}

@@ -1,0 +1,30 @@
+import { test } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { parseFlowControl } from '../../src/upstash/flow-control.js';
+import { parseUrlGroups } from '../../src/upstash/url-groups.js';
+import { parseRedisStats } from '../../src/upstash/redis-stats.js';
+import { scheduleFromCron } from '../../src/config/schedule.js';
+import { parseRetryAfter } from '../../src/upstash/client.js';
+
+const tryIt = (f: () => unknown) => { try { return f(); } catch (e) { return (e as Error).message; } };
+test('probe', () => {
+  const yaml = (t: string) => tryIt(() => loadConfig({ configFile: '/x/c.yml', env: { T: 'tok' }, readFile: (p) => { if (p === '/x/c.yml') return t; throw Object.assign(new Error('x'), { code: 'ENOENT' }); } }));
+  console.log(yaml('listen_address: 9645\nqstash:\n  - name: a\n    token: x\n    interval: 30\n'));
+  console.log(yaml('qstash:\n  - name: a\n    token: x\n    tokne: supersecret\n'));
+  console.log(yaml('qstash: [\n  - name: a\n'));
+  console.log(yaml('a: 1\na: 2\n'));
+  console.log(yaml('"hello"'));
+  console.log(yaml(''));
+  console.log(yaml('qstash:\n  - name: a\n    token: x\n    schedule: "*/5 * * * *"\n'));
+  console.log(JSON.stringify(yaml('qstash:\n  - name: a\n    token: x\n    schedule: "*/5 * * * * *"\n')));
+  console.log(yaml('http:\n  retries: "abc"\n  concurrency: 0\n  timeout: 10\n'));
+  console.log(tryIt(() => parseFlowControl([{ flowControlKey: 'k' }])));
+  console.log(tryIt(() => parseFlowControl({ flowControls: [{ flowControlKey: 'k', waitListSize: 'SECRET' }] })));
+  console.log(tryIt(() => parseFlowControl({ flowControls: [{ waitListSize: 1 }] })));
+  console.log(tryIt(() => parseFlowControl('x')));
+  console.log(tryIt(() => parseUrlGroups([{ name: 'a' }])));
+  console.log(tryIt(() => parseRedisStats({ keyspace: [{ x: 'bad', y: 1 }] })));
+  console.log(tryIt(() => parseRedisStats({ keyspace: 5 })));
+  console.log(JSON.stringify(scheduleFromCron('0 0 9 * * 1-5')), JSON.stringify(scheduleFromCron('*/61 * * * * *')), JSON.stringify(scheduleFromCron('0 0 0 31 2 *')));
+  for (const v of ['1.5', '-1', '1e3', 'soon', '2', ' 3 ', 'Wed, 21 Oct 2015 07:28:00 GMT', '12/31/2099']) console.log(v, parseRetryAfter(v, 0));
+});
