@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { checkListenAddress } from './listen-address.js';
+import { parseDuration, scheduleFromCron, scheduleFromInterval } from './schedule.js';
 import { LOG_LEVELS, QSTASH_SOURCES } from './types.js';
 
 // The shape of the YAML file, keys in snake_case as users write them. Only structure and formats
@@ -41,38 +43,117 @@ const url = z.string().superRefine((text, ctx) => {
   }
 });
 
-const timing = {
-  interval: z.string().optional(),
-  schedule: z.string().optional(),
-};
+const interval = z
+  .string()
+  .optional()
+  .superRefine((text, ctx) => {
+    const result = text === undefined ? undefined : scheduleFromInterval(text);
+    if (result !== undefined && 'error' in result) ctx.addIssue({ code: 'custom', message: result.error });
+  });
 
-const qstashEntry = z.strictObject({
-  name,
-  url: url.optional(),
-  token: z.string().min(1, 'must not be empty').optional(),
-  token_file: z.string().min(1, 'must not be empty').optional(),
-  sources: z.array(z.enum(QSTASH_SOURCES)).min(1, 'must list at least one source').optional(),
-  ...timing,
-});
+const schedule = z
+  .string()
+  .optional()
+  .superRefine((text, ctx) => {
+    const result = text === undefined ? undefined : scheduleFromCron(text);
+    if (result !== undefined && 'error' in result) ctx.addIssue({ code: 'custom', message: result.error });
+  });
 
-const managementEntry = z.strictObject({
-  name,
-  url: url.optional(),
-  email: z.string().min(1, 'must not be empty'),
-  api_key: z.string().min(1, 'must not be empty').optional(),
-  api_key_file: z.string().min(1, 'must not be empty').optional(),
-  databases: z.array(z.string().min(1, 'must not be empty')).min(1, 'must list at least one database ID'),
-  ...timing,
-});
+const timing = { interval, schedule };
+
+/** Checks shared by both kinds of entry: one timing, one way to give the secret. */
+function entryRules(secretKey: 'token' | 'api_key') {
+  return (entry: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    if (entry.interval !== undefined && entry.schedule !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['schedule'],
+        message: 'cannot be combined with interval; give one of them',
+      });
+    }
+    const inline = entry[secretKey] !== undefined;
+    const file = entry[`${secretKey}_file`] !== undefined;
+    if (inline && file) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [secretKey],
+        message: `cannot be combined with ${secretKey}_file; give one of them`,
+      });
+    } else if (!inline && !file) {
+      ctx.addIssue({ code: 'custom', path: [secretKey], message: `is required (or ${secretKey}_file)` });
+    }
+  };
+}
+
+/** A list whose items are all different. */
+const distinct = <T extends z.ZodType>(item: T, what: string) =>
+  z.array(item).superRefine((items, ctx) => {
+    if (new Set(items).size !== items.length)
+      ctx.addIssue({ code: 'custom', message: `lists ${what} twice` });
+  });
+
+/** A list of entries whose names are unique. */
+const uniquelyNamed = <T extends z.ZodType<{ name: string }>>(entry: T, key: string) =>
+  z.array(entry).superRefine((entries, ctx) => {
+    const seen = new Set<string>();
+    entries.forEach((e, index) => {
+      if (seen.has(e.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'name'],
+          message: `duplicates the name of another ${key} entry`,
+        });
+      }
+      seen.add(e.name);
+    });
+  });
+
+const qstashEntry = z
+  .strictObject({
+    name,
+    url: url.optional(),
+    token: z.string().min(1, 'must not be empty').optional(),
+    token_file: z.string().min(1, 'must not be empty').optional(),
+    sources: distinct(z.enum(QSTASH_SOURCES), 'a source').min(1, 'must list at least one source').optional(),
+    ...timing,
+  })
+  .superRefine(entryRules('token'));
+
+const managementEntry = z
+  .strictObject({
+    name,
+    url: url.optional(),
+    email: z.string().min(1, 'must not be empty'),
+    api_key: z.string().min(1, 'must not be empty').optional(),
+    api_key_file: z.string().min(1, 'must not be empty').optional(),
+    databases: distinct(z.string().min(1, 'must not be empty'), 'a database ID').min(
+      1,
+      'must list at least one database ID',
+    ),
+    ...timing,
+  })
+  .superRefine(entryRules('api_key'));
 
 /** The config file as parsed by zod, before resolution. */
 export const fileSchema = z.strictObject({
-  listen_address: z.string().optional(),
+  listen_address: z
+    .string()
+    .optional()
+    .superRefine((text, ctx) => {
+      const problem = text === undefined ? undefined : checkListenAddress(text);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   log_level: z.enum(LOG_LEVELS).optional(),
   web_config_file: z.string().min(1).optional(),
   http: z
     .strictObject({
-      timeout: z.string().optional(),
+      timeout: z
+        .string()
+        .optional()
+        .refine(
+          (text) => text === undefined || parseDuration(text) !== undefined,
+          'must be a duration like 10s',
+        ),
       retries: count(0).pipe(z.number().max(10, 'must be at most 10')).optional(),
       concurrency: count(1).pipe(z.number().max(64, 'must be at most 64')).optional(),
     })
@@ -83,8 +164,8 @@ export const fileSchema = z.strictObject({
       max_url_groups: count(1).optional(),
     })
     .optional(),
-  qstash: z.array(qstashEntry).optional(),
-  management: z.array(managementEntry).optional(),
+  qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),
+  management: uniquelyNamed(managementEntry, 'management').optional(),
 });
 
 export type FileConfig = z.output<typeof fileSchema>;

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
+import { checkListenAddress } from './listen-address.js';
 import { fileSchema, zodProblems, type ManagementEntry, type QstashEntry } from './file-schema.js';
 import { scheduleFromCron, scheduleFromInterval, parseDuration, type Schedule } from './schedule.js';
 import { Secret } from './secret.js';
@@ -152,12 +153,18 @@ function fromFile(
     return EMPTY;
   }
   const raw: unknown = document.toJS() ?? {};
-  const expanded = expandEnv(raw, env, problems);
+  const expansionProblems: ConfigProblem[] = [];
+  const expanded = expandEnv(raw, env, expansionProblems);
+  problems.push(...expansionProblems);
   const parsed = fileSchema.safeParse(expanded);
   if (!parsed.success) {
-    problems.push(...zodProblems(parsed.error));
+    // A value whose ${VAR} was unset is reported once, by name, not again as empty.
+    const unset = new Set(expansionProblems.map((p) => p.path));
+    problems.push(...zodProblems(parsed.error).filter((p) => !unset.has(p.path)));
+    checkSecretFiles(expanded, dirname(resolve(path)), read, problems);
     return EMPTY;
   }
+  if (expansionProblems.length > 0) return EMPTY;
   const file = parsed.data;
   const base = dirname(resolve(path));
   const timeoutMs =
@@ -170,7 +177,8 @@ function fromFile(
     logLevel: file.log_level,
     webConfigFile: file.web_config_file === undefined ? undefined : resolve(base, file.web_config_file),
     http: {
-      timeoutMs: timeoutMs ?? DEFAULTS.http.timeoutMs,
+      timeoutMs:
+        file.http?.timeout === undefined ? DEFAULTS.http.timeoutMs : (parseDuration(file.http.timeout) ?? 0),
       retries: file.http?.retries ?? DEFAULTS.http.retries,
       concurrency: file.http?.concurrency ?? DEFAULTS.http.concurrency,
     },
@@ -178,32 +186,21 @@ function fromFile(
       maxFlowControlKeys: file.limits?.max_flow_control_keys ?? DEFAULTS.limits.maxFlowControlKeys,
       maxUrlGroups: file.limits?.max_url_groups ?? DEFAULTS.limits.maxUrlGroups,
     },
-    qstash: resolveList(file.qstash ?? [], 'qstash', problems, (entry, at) =>
+    qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, base, read, problems),
     ),
-    management: resolveList(file.management ?? [], 'management', problems, (entry, at) =>
+    management: resolveList(file.management ?? [], 'management', (entry, at) =>
       managementAccount(entry, at, base, read, problems),
     ),
   };
 }
 
-function resolveList<E extends { name: string }, A>(
+function resolveList<E, A>(
   entries: readonly E[],
   key: string,
-  problems: ConfigProblem[],
   resolveEntry: (entry: E, at: string) => A | undefined,
 ): A[] {
-  const seen = new Set<string>();
-  const accounts: A[] = [];
-  entries.forEach((entry, index) => {
-    const at = `${key}[${index}]`;
-    if (seen.has(entry.name))
-      problems.push({ path: `${at}.name`, message: `duplicates the name of another ${key} entry` });
-    seen.add(entry.name);
-    const account = resolveEntry(entry, at);
-    if (account !== undefined) accounts.push(account);
-  });
-  return accounts;
+  return entries.flatMap((entry, index) => resolveEntry(entry, `${key}[${index}]`) ?? []);
 }
 
 function qstashAccount(
@@ -213,13 +210,15 @@ function qstashAccount(
   read: (path: string) => string,
   problems: ConfigProblem[],
 ): QstashAccount | undefined {
-  const token = secretFrom(entry.token, entry.token_file, 'token', at, base, read, problems);
-  const schedule = scheduleOf(entry, DEFAULTS.qstashInterval, at, problems);
-  const sources = entry.sources ?? QSTASH_SOURCES;
-  if (new Set(sources).size !== sources.length)
-    problems.push({ path: `${at}.sources`, message: 'lists a source twice' });
-  if (token === undefined || schedule === undefined) return undefined;
-  return { name: entry.name, url: trimSlash(entry.url ?? DEFAULTS.qstashUrl), token, schedule, sources };
+  const token = secretFrom(entry.token, entry.token_file, `${at}.token_file`, base, read, problems);
+  if (token === undefined) return undefined;
+  return {
+    name: entry.name,
+    url: trimSlash(entry.url ?? DEFAULTS.qstashUrl),
+    token,
+    schedule: scheduleOf(entry, DEFAULTS.qstashInterval),
+    sources: entry.sources ?? QSTASH_SOURCES,
+  };
 }
 
 function managementAccount(
@@ -229,70 +228,68 @@ function managementAccount(
   read: (path: string) => string,
   problems: ConfigProblem[],
 ): ManagementAccount | undefined {
-  const apiKey = secretFrom(entry.api_key, entry.api_key_file, 'api_key', at, base, read, problems);
-  const schedule = scheduleOf(entry, DEFAULTS.managementInterval, at, problems);
-  if (new Set(entry.databases).size !== entry.databases.length) {
-    problems.push({ path: `${at}.databases`, message: 'lists a database ID twice' });
-  }
-  if (apiKey === undefined || schedule === undefined) return undefined;
+  const apiKey = secretFrom(entry.api_key, entry.api_key_file, `${at}.api_key_file`, base, read, problems);
+  if (apiKey === undefined) return undefined;
   return {
     name: entry.name,
     url: trimSlash(entry.url ?? DEFAULTS.managementUrl),
     email: entry.email,
     apiKey,
     databases: entry.databases,
-    schedule,
+    schedule: scheduleOf(entry, DEFAULTS.managementInterval),
   };
 }
 
+/** The entry's schedule; the schema has already checked that it is valid. */
 function scheduleOf(
   entry: { interval?: string | undefined; schedule?: string | undefined },
   fallback: string,
-  at: string,
-  problems: ConfigProblem[],
-): Schedule | undefined {
-  if (entry.interval !== undefined && entry.schedule !== undefined) {
-    problems.push({ path: `${at}.schedule`, message: 'cannot be combined with interval; give one of them' });
-    return undefined;
-  }
+): Schedule {
   const result =
     entry.schedule === undefined
       ? scheduleFromInterval(entry.interval ?? fallback)
       : scheduleFromCron(entry.schedule);
-  if ('error' in result) {
-    problems.push({
-      path: `${at}.${entry.schedule === undefined ? 'interval' : 'schedule'}`,
-      message: result.error,
-    });
-    return undefined;
-  }
+  if ('error' in result) throw new Error(`unvalidated schedule: ${result.error}`);
   return result;
 }
 
-/** A secret given inline or in a file (exactly one of them); file paths are relative to `base`. */
+/**
+ * Tries the secret files of a document that failed its schema, so that a missing file is reported
+ * in the same run as the schema's problems rather than after they are fixed.
+ */
+function checkSecretFiles(
+  document: unknown,
+  base: string,
+  read: (path: string) => string,
+  problems: ConfigProblem[],
+): void {
+  const lists = document as { qstash?: unknown; management?: unknown } | null;
+  for (const [key, field] of [
+    ['qstash', 'token_file'],
+    ['management', 'api_key_file'],
+  ] as const) {
+    const entries = lists?.[key];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((entry: unknown, index) => {
+      const file = (entry as Record<string, unknown> | null)?.[field];
+      if (typeof file === 'string' && file !== '')
+        secretFromFile(resolve(base, file), `${key}[${index}].${field}`, read, problems);
+    });
+  }
+}
+
+/** A secret given inline or in a file (the schema ensures exactly one); paths are relative to `base`. */
 function secretFrom(
   inline: string | undefined,
   file: string | undefined,
-  key: string,
-  at: string,
+  field: string,
   base: string,
   read: (path: string) => string,
   problems: ConfigProblem[],
 ): Secret | undefined {
-  const prefix = at === '' ? '' : `${at}.`;
-  if (inline !== undefined && file !== undefined) {
-    problems.push({
-      path: `${prefix}${key}`,
-      message: `cannot be combined with ${key}_file; give one of them`,
-    });
-    return undefined;
-  }
   if (inline !== undefined) return new Secret(inline);
-  if (file === undefined) {
-    problems.push({ path: `${prefix}${key}`, message: `is required (or ${key}_file)` });
-    return undefined;
-  }
-  return secretFromFile(resolve(base, file), `${prefix}${key}_file`, read, problems);
+  if (file === undefined) return undefined;
+  return secretFromFile(resolve(base, file), field, read, problems);
 }
 
 function secretFromFile(
@@ -382,14 +379,6 @@ function fromEnv(env: NodeJS.ProcessEnv, read: (path: string) => string, problem
     }
   }
   return { ...EMPTY, qstash, management };
-}
-
-/** An error message for a bad `HOST:PORT`, or undefined when it is fine. */
-function checkListenAddress(address: string): string | undefined {
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*):([0-9]{1,5})$/.exec(address);
-  if (match === null || Number(match[2]) > 65_535)
-    return 'must be HOST:PORT, :PORT or [IPv6]:PORT with a port from 0 to 65535';
-  return undefined;
 }
 
 function isLogLevel(level: string): level is LogLevel {

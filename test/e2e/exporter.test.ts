@@ -20,9 +20,13 @@ import {
 const GOLDEN = fileURLToPath(new URL('../fixtures/e2e-output.txt', import.meta.url));
 const FROZEN_NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 
-/** Our own lines of /metrics with the values that differ from run to run replaced by placeholders. */
+/**
+ * Our own lines of /metrics with the values that differ from run to run replaced by placeholders.
+ * Samples are sorted within each family: their order follows which poll finished first, which
+ * Prometheus does not care about and a golden file must not either.
+ */
 function normalise(body: string): string {
-  return body
+  const lines = body
     .split('\n')
     .filter((line) => /^(# (HELP|TYPE) )?upstash_/.test(line))
     .map((line) =>
@@ -32,9 +36,19 @@ function normalise(body: string): string {
           '$1 <varies>',
         )
         .replace(/node_version="[^"]*"/, 'node_version="<node>"'),
-    )
-    .join('\n')
-    .concat('\n');
+    );
+  const out: string[] = [];
+  let samples: string[] = [];
+  for (const line of [...lines, '# end']) {
+    if (line.startsWith('#')) {
+      out.push(...samples.sort());
+      samples = [];
+      out.push(line);
+    } else {
+      samples.push(line);
+    }
+  }
+  return `${out.slice(0, -1).join('\n')}\n`;
 }
 
 describe('the built exporter against the simulator', () => {

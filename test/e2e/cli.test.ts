@@ -1,0 +1,147 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { DEMO_API_KEY, DEMO_QSTASH_TOKEN, startSimulator } from '../../src/demo/simulator.js';
+import { runToExit, startExporter, waitForStatus, writeConfig } from '../helpers/exporter-process.js';
+
+describe('command line', () => {
+  it('prints help and version', async () => {
+    const help = await runToExit(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--web.listen-address');
+    const version = await runToExit(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toMatch(/^upstash-exporter \d+\.\d+\.\d+ \(node v\d+/);
+  });
+
+  it('exits 2 on an unknown flag', async () => {
+    const result = await runToExit(['--no-such-flag']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--no-such-flag');
+  });
+
+  it('exits 2 with one line per problem, naming the field, no stack trace and no secret', async () => {
+    const config = writeConfig(`
+listen_address: "nope"
+qstash:
+  - name: eu
+    token: super-secret-token-value
+    interval: 7s
+    tokn: another-secret-value
+  - name: eu
+    token: \${UNSET_VARIABLE_FOR_TEST}
+management:
+  - name: main
+    email: ops@example.com
+    api_key_file: missing-file
+    databases: []
+`);
+    const result = await runToExit(['--config', config]);
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    for (const line of lines) expect(line).toMatch(/^upstash-exporter: config: /);
+    expect(result.stderr).toContain('qstash[0].tokn: is not a known key');
+    expect(result.stderr).toContain('UNSET_VARIABLE_FOR_TEST');
+    expect(result.stderr).toContain('listen_address');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr).not.toContain('super-secret-token-value');
+    expect(result.stderr).not.toContain('another-secret-value');
+  });
+
+  it('reports every problem of a file whose structure is fine but whose values are not', async () => {
+    const config = writeConfig(`
+qstash:
+  - name: eu
+    token: t
+    interval: 7s
+  - name: eu
+    token: t
+management:
+  - name: main
+    email: ops@example.com
+    api_key_file: missing-file
+    databases: [a]
+`);
+    const result = await runToExit(['--config', config]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('qstash[0].interval: must be an interval cron can express evenly');
+    expect(result.stderr).toContain('qstash[1].name: duplicates the name');
+    expect(result.stderr).toMatch(/management\[0\]\.api_key_file: cannot read .*missing-file: no such file/);
+  });
+
+  it('exits 2 with a how-to when nothing is configured', async () => {
+    const result = await runToExit([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no source configured: set QSTASH_TOKEN');
+  });
+
+  it('exits 2 when management credentials come without databases', async () => {
+    const result = await runToExit([], { UPSTASH_EMAIL: 'ops@example.com', UPSTASH_API_KEY: 'k' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('UPSTASH_REDIS_DATABASES: is required');
+    expect(result.stderr).not.toContain(': k\n');
+  });
+
+  it('--check-config prints a redacted summary and exits 0', async () => {
+    const result = await runToExit(['--check-config'], {
+      QSTASH_TOKEN: 'qstash-secret-abc',
+      UPSTASH_EMAIL: 'ops@example.com',
+      UPSTASH_API_KEY: 'api-secret-xyz',
+      UPSTASH_REDIS_DATABASES: 'db-1, db-2',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('qstash default: https://qstash.upstash.io, token <redacted>');
+    expect(result.stdout).toContain('databases db-1, db-2');
+    expect(result.stdout).not.toContain('qstash-secret-abc');
+    expect(result.stdout).not.toContain('api-secret-xyz');
+  });
+
+  it('exits 1 when the port is taken', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const result = await runToExit(['--web.listen-address', `127.0.0.1:${port}`], { QSTASH_TOKEN: 't' });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('cannot start');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('is not ready until every source has finished its first poll, then stops cleanly on SIGTERM', async () => {
+    const sim = await startSimulator();
+    sim.setFault('flow_control', { kind: 'delay', ms: 1500 });
+    const exporter = await startExporter([], {
+      QSTASH_TOKEN: DEMO_QSTASH_TOKEN,
+      QSTASH_URL: sim.url,
+      UPSTASH_EMAIL: 'demo@example.com',
+      UPSTASH_API_KEY: DEMO_API_KEY,
+      UPSTASH_MANAGEMENT_URL: sim.url,
+      UPSTASH_REDIS_DATABASES: 'db-demo-cache',
+    });
+    try {
+      expect((await fetch(`${exporter.url}/readyz`)).status).toBe(503);
+      const early = await (await fetch(`${exporter.url}/metrics`)).text();
+      expect(early).not.toMatch(/^upstash_up\{source="flow_control"/m);
+      await waitForStatus(`${exporter.url}/readyz`, 200);
+      const body = await (await fetch(`${exporter.url}/metrics`)).text();
+      expect(body).toMatch(/^upstash_up\{source="flow_control",account="default",database_id=""\} 1$/m);
+      expect(body).toMatch(/^upstash_redis_keys\{account="default",database_id="db-demo-cache"\} \d+$/m);
+    } finally {
+      const started = Date.now();
+      expect(await exporter.stop('SIGTERM')).toBe(0);
+      expect(Date.now() - started).toBeLessThan(5000);
+      await sim.stop();
+    }
+  });
+
+  it('stops with exit 0 on SIGINT even while a poll hangs', async () => {
+    const sim = await startSimulator();
+    sim.setFault('all', { kind: 'hang' });
+    const exporter = await startExporter([], { QSTASH_TOKEN: DEMO_QSTASH_TOKEN, QSTASH_URL: sim.url });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await exporter.stop('SIGINT')).toBe(0);
+    await sim.stop();
+  });
+});
