@@ -1,10 +1,10 @@
 import type { StatsField } from '../upstash/redis-stats.js';
 
-/** A data metric: what Prometheus sees in `# HELP`, and how to scale the upstream number. */
+/** A data metric: what Prometheus sees in `# HELP`, and how to convert the upstream number. */
 export interface DataMetric {
   readonly name: string;
   readonly help: string;
-  /** Divisor from the Upstash unit to the Prometheus base unit (ms → s is 1000); a division, since ×0.001 is inexact in binary. */
+  /** Divisor from the Upstash unit to the Prometheus base unit (ms → s is 1000). */
   readonly divisor: number;
 }
 
