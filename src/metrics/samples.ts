@@ -17,8 +17,16 @@ const sample = (
 ): Sample => ({
   metric,
   labels,
-  value: value / metric.divisor,
+  value: metric.divisor === 1 ? value : toBaseUnit(value, metric.divisor),
 });
+
+/**
+ * Divides into the base unit, rounded to 15 significant digits: 0.693 ms is not exact in binary,
+ * and 0.693 / 1000 prints as 0.0006929999999999999. Fifteen digits is all a double holds reliably.
+ */
+function toBaseUnit(value: number, divisor: number): number {
+  return Number((value / divisor).toPrecision(15));
+}
 
 /**
  * The flow-control samples of one account. Above `limit` keys, the largest wait lists are kept
