@@ -9,7 +9,9 @@ export const DEMO_EMAIL = 'demo@example.com';
 /** Management API key the simulator accepts by default. */
 export const DEMO_API_KEY = 'demo-management-api-key';
 /** Database IDs the simulator serves statistics for by default. */
-export const DEMO_DATABASES: readonly string[] = ['db-demo-cache', 'db-demo-sessions'];
+export const DEMO_DATABASES: readonly string[] = ['db-demo-cache', 'db-demo-sessions', 'db-demo-events'];
+/** Databases whose produce/consume series carry values; every other one has them null, as most do. */
+export const DEMO_STREAMING_DATABASES: readonly string[] = ['db-demo-events'];
 /** A default flow-control key containing a quote, a backslash, a newline and non-ASCII text. */
 export const DEMO_ODD_FLOW_CONTROL_KEY = 'tenant "café" \\ eu\nbatch';
 /** A default URL group name containing a quote, a backslash, a newline and non-ASCII text. */
@@ -310,6 +312,8 @@ interface DatabaseProfile {
   bytesPerKey: number;
   bytesPerRequest: number;
   dailyDollars: number;
+  /** Whether the produce/consume series carry values (null for most databases). */
+  streams: boolean;
 }
 
 function databaseProfile(seed: number, databaseId: string, origin: number): DatabaseProfile {
@@ -328,6 +332,7 @@ function databaseProfile(seed: number, databaseId: string, origin: number): Data
     bytesPerKey: between(u(8), 80, 600),
     bytesPerRequest: between(u(9), 200, 800),
     dailyDollars: between(u(10), 0.1, 0.5),
+    streams: DEMO_STREAMING_DATABASES.includes(databaseId),
   };
 }
 
@@ -401,8 +406,8 @@ function generateStats(p: DatabaseProfile, t: number, points: number): Record<st
     connection_count: series(1, (tk, u) => Math.round(p.connections * (1 + 0.3 * wave(tk, 17)) + 3 * u)),
     keyspace,
     throughput,
-    produce_throughput: null,
-    consume_throughput: null,
+    produce_throughput: p.streams ? series(40, (tk, u) => round(throughputAt(tk, u) * 0.1 * u, 2)) : null,
+    consume_throughput: p.streams ? series(41, (tk, u) => round(throughputAt(tk, u) * 0.1 * u, 2)) : null,
     diskusage: series(4, (tk) => Math.round(keysAt(tk) * p.bytesPerKey)),
     latencymean: series(5, (tk, u) => round(latencyAt(tk, u), 3)),
     read_latency_mean: series(5, (tk, u) => round(latencyAt(tk, u) * 0.85, 3)),
@@ -416,8 +421,8 @@ function generateStats(p: DatabaseProfile, t: number, points: number): Record<st
     dailyrequests,
     dailybilling: daily(21, (u) => round(p.dailyDollars * (0.7 + 0.6 * u), 4)),
     bandwidths,
-    dailyproduce: null,
-    dailyconsume: null,
+    dailyproduce: p.streams ? daily(42, (u) => Math.round(requestsOn(u) * 0.05)) : null,
+    dailyconsume: p.streams ? daily(43, (u) => Math.round(requestsOn(u) * 0.05)) : null,
     days: dayNumbers.map((d) => WEEKDAYS[(d + 4) % 7] ?? ''),
     dailybandwidth: bandwidths.at(-1)?.y ?? 0,
     total_monthly_requests: monthlyRequests,

@@ -70,7 +70,7 @@ management:
     url: ${sim.url}
     email: ${DEMO_EMAIL}
     api_key_file: api-key.txt
-    databases: [db-demo-cache, db-demo-sessions, db-missing]
+    databases: [db-demo-cache, db-demo-events, db-missing]
     schedule: "0 0 0 1 1 *"
 `);
     writeFileSync(config.replace(/config\.yml$/, 'api-key.txt'), `  ${DEMO_API_KEY}\n`);
