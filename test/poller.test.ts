@@ -53,7 +53,7 @@ afterEach(async () => {
 
 describe('Poller', () => {
   it('polls at start-up, is ready after the first poll ends, and reports success', async () => {
-    const t = setup(async () => 7);
+    const t = setup(() => Promise.resolve(7));
     running = t.poller;
     expect(t.poller.ready).toBe(false);
     expect(await t.text()).not.toContain('upstash_up{');
@@ -69,7 +69,7 @@ describe('Poller', () => {
   });
 
   it('replaces the series on each success, so a vanished key vanishes', async () => {
-    const t = setup(async (_context, call) => call);
+    const t = setup((_context, call) => Promise.resolve(call));
     running = t.poller;
     t.poller.start();
     await sleep(1300);
@@ -93,10 +93,13 @@ describe('Poller', () => {
 
   it('keeps the last good values for 3 intervals after the last success, then drops them', async () => {
     // intervalMs is what staleness counts in; a small one keeps this test short.
-    const t = setup(async (_context, call) => {
-      if (call > 1) throw new HttpStatusError('GET', 'http://upstash.test/v2/flowControl/', 503);
-      return 5;
-    }, 600);
+    const t = setup(
+      (_context, call) =>
+        call > 1
+          ? Promise.reject(new HttpStatusError('GET', 'http://upstash.test/v2/flowControl/', 503))
+          : Promise.resolve(5),
+      600,
+    );
     running = t.poller;
     t.poller.start();
     await sleep(50);
@@ -114,10 +117,11 @@ describe('Poller', () => {
   });
 
   it('waits out a Retry-After across ticks, counting them as skipped', async () => {
-    const t = setup(async (_context, call) => {
-      if (call === 1) throw new HttpStatusError('GET', 'http://upstash.test/v2/flowControl/', 429, 2200);
-      return 3;
-    });
+    const t = setup((_context, call) =>
+      call === 1
+        ? Promise.reject(new HttpStatusError('GET', 'http://upstash.test/v2/flowControl/', 429, 2200))
+        : Promise.resolve(3),
+    );
     running = t.poller;
     t.poller.start();
     await sleep(1500);
@@ -132,9 +136,11 @@ describe('Poller', () => {
   });
 
   it('counts an invalid response and logs the reason without crashing', async () => {
-    const t = setup(async () => {
-      throw new InvalidResponseError('GET', 'http://upstash.test/v2/flowControl/', 'malformed JSON');
-    });
+    const t = setup(() =>
+      Promise.reject(
+        new InvalidResponseError('GET', 'http://upstash.test/v2/flowControl/', 'malformed JSON'),
+      ),
+    );
     running = t.poller;
     t.poller.start();
     await sleep(100);

@@ -145,3 +145,17 @@ management:
     await sim.stop();
   });
 });
+
+describe('config.example.yaml', () => {
+  it('is a valid configuration', async () => {
+    const example = new URL('../../config.example.yaml', import.meta.url).pathname;
+    const result = await runToExit(['--config', example, '--check-config'], {
+      QSTASH_TOKEN: 'qstash-example-token',
+      UPSTASH_API_KEY: 'api-example-key',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('qstash eu: https://qstash.upstash.io, token <redacted>');
+    expect(result.stdout).not.toContain('qstash-example-token');
+  });
+});

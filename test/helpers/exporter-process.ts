@@ -55,7 +55,9 @@ export async function startExporter(args: string[], env: NodeJS.ProcessEnv = {})
     const timer = setTimeout(() => reject(new Error(`exporter did not start: ${stdout}${stderr}`)), 10_000);
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const match = /"msg":"listening"/.test(stdout) ? /"address":"127\.0\.0\.1:(\d+)"/.exec(stdout) : null;
+      const match = stdout.includes('"msg":"listening"')
+        ? /"address":"127\.0\.0\.1:(\d+)"/.exec(stdout)
+        : null;
       if (match !== null) {
         clearTimeout(timer);
         resolve(`http://127.0.0.1:${match[1]}`);
