@@ -1,8 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
+// `npm test`: fast tests that need no binary beyond node. The real-Prometheus chain (test/stack) and
+// the soak and load runs (test/soak, test/load) have their own configs, run by .ci/run.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, 'test/stack/**', 'test/soak/**', 'test/load/**'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // e2e tests start processes and ports; two cores, so keep the pool small.

@@ -8,8 +8,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 
-command -v promtool >/dev/null && command -v amtool >/dev/null ||
+if ! command -v promtool >/dev/null || ! command -v amtool >/dev/null; then
   ensure_packages prometheus prometheus-alertmanager
+fi
 
 log "promtool check rules prometheus/alerts.yml"
 promtool check rules prometheus/alerts.yml

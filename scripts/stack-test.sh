@@ -8,8 +8,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 
-command -v prometheus >/dev/null && command -v prometheus-alertmanager >/dev/null ||
+if ! command -v prometheus >/dev/null || ! command -v prometheus-alertmanager >/dev/null; then
   ensure_packages prometheus prometheus-alertmanager
+fi
 
 [ -d node_modules ] || npm ci
 log "npm run build"

@@ -260,6 +260,20 @@ describe('grafana/dashboards/upstash.json', () => {
     expect(unknown).toEqual([]);
   });
 
+  it('has rules in prometheus/alerts.yml that name only exported or recorded metrics (and up)', () => {
+    const { names: exported, from } = exportedNames();
+    const known = new Set([...exported, ...recordingRuleNames(), 'up']);
+    const rules = parseYaml(readFileSync(new URL('prometheus/alerts.yml', root), 'utf8')) as {
+      groups: { rules: { record?: string; alert?: string; expr: string }[] }[];
+    };
+    const unknown = rules.groups
+      .flatMap((g) => g.rules)
+      .flatMap((r) => metricNamesIn(r.expr).map((n) => ({ rule: r.alert ?? r.record ?? '?', n })))
+      .filter(({ n }) => !known.has(n))
+      .map(({ rule, n }) => `${rule}: ${n} (not in ${from})`);
+    expect(unknown).toEqual([]);
+  });
+
   it('finds metric names in PromQL the way the lint above relies on', () => {
     expect(
       metricNamesIn(

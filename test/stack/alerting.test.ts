@@ -445,10 +445,17 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     expect(new Set(received.map((a) => a.labels.alertname))).toEqual(new Set(expected));
 
     // With the shipped `for:` (minutes), the same alerts are pending, not firing.
-    const pending = await real.query('ALERTS');
+    // (Waited for, not read once: the two servers scrape and evaluate on their own clocks.)
+    const pending = await waitFor(
+      'both alerts pending for every source in the real server',
+      15_000,
+      async () => {
+        const alerts = await real.query('ALERTS');
+        return alerts.length === 2 * sources ? alerts : undefined;
+      },
+    );
     const states = new Set(describeAlerts(pending).map((d) => d.split(' ').slice(0, 2).join(' ')));
     expect(states).toEqual(new Set(expected.map((n) => `${n} pending`)));
-    expect(pending.length).toBe(2 * sources);
 
     // Credentials fixed: both resolve at the next poll.
     sim().setFault('all', null);
@@ -474,7 +481,14 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     );
     expect(alert.labels).toMatchObject({ severity: 'warning', account: ACCOUNT, job: 'upstash' });
 
-    const pending = await real.query('ALERTS{alertname="UpstashQStashWaitListGrowing"}');
+    const pending = await waitFor(
+      'UpstashQStashWaitListGrowing pending in the real server',
+      15_000,
+      async () => {
+        const alerts = await real.query('ALERTS{alertname="UpstashQStashWaitListGrowing"}');
+        return alerts.length > 0 ? alerts : undefined;
+      },
+    );
     expect(describeAlerts(pending)).toEqual([
       `UpstashQStashWaitListGrowing pending ${JSON.stringify({
         account: ACCOUNT,
