@@ -9,13 +9,17 @@ import { LOG_LEVELS, QSTASH_SOURCES } from './types.js';
 /** A whole number, also as text, since `${VAR}` expansion always yields text. */
 const count = (min: number) =>
   z
-    .union([
-      z.number(),
-      z
-        .string()
-        .regex(/^[0-9]+$/, 'must be a whole number')
-        .transform(Number),
-    ])
+    // Without a message of its own, a union that fails both ways only says "Invalid input".
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .regex(/^[0-9]+$/, 'must be a whole number')
+          .transform(Number),
+      ],
+      'must be a whole number',
+    )
     .pipe(z.number().int('must be a whole number').min(min, `must be at least ${min}`));
 
 const name = z
@@ -195,7 +199,8 @@ export function zodProblems(error: z.ZodError): { path: string; message: string 
         message: 'is not a known key',
       }));
     }
-    if (issue.code === 'invalid_type') {
+    // `.int()` fails as invalid_type too, but carries its own message ("must be a whole number").
+    if (issue.code === 'invalid_type' && issue.expected !== 'int') {
       return [
         { path, message: issue.input === undefined ? 'is required' : `must be ${article(issue.expected)}` },
       ];

@@ -140,7 +140,8 @@ function fromFile(
     problems.push({ path: '--config', message: `cannot read ${path}: ${describeFsError(error)}` });
     return EMPTY;
   }
-  const document = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  // prettyErrors is what fills in linePos; the message it builds is never shown (see below).
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (document.errors.length > 0) {
     for (const error of document.errors) {
       const where = error.linePos?.[0];
@@ -156,7 +157,8 @@ function fromFile(
   const expansionProblems: ConfigProblem[] = [];
   const expanded = expandEnv(raw, env, expansionProblems);
   problems.push(...expansionProblems);
-  const parsed = fileSchema.safeParse(expanded);
+  // reportInput lets zodProblems tell a missing key from a wrong type; it never prints the input.
+  const parsed = fileSchema.safeParse(expanded, { reportInput: true });
   if (!parsed.success) {
     // A value whose ${VAR} was unset is reported once, by name, not again as empty.
     const unset = new Set(expansionProblems.map((p) => p.path));

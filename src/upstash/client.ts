@@ -162,7 +162,7 @@ export class UpstashClient {
       }
       const declared = Number(header(headers['content-length']));
       if (declared > this.#maxBodyBytes) {
-        body.destroy();
+        discard(body);
         throw new InvalidResponseError('GET', url, `body larger than ${this.#maxBodyBytes} bytes`);
       }
       let text: string;
@@ -187,16 +187,19 @@ export class UpstashClient {
 
 class BodyTooLarge extends Error {}
 
-async function readCapped(
-  body: AsyncIterable<Buffer> & { destroy(): unknown },
-  limit: number,
-): Promise<string> {
+/** Drops a body we will not read: destroying it emits an abort error, which must not go uncaught. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
+  for await (const chunk of body as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) {
-      body.destroy();
+      discard(body);
       throw new BodyTooLarge();
     }
     chunks.push(chunk);
@@ -236,6 +239,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const text = header(value)?.trim();
   if (text === undefined || text === '') return undefined;
   if (/^[0-9]+$/.test(text)) return Number(text) * 1000;
+  // Every HTTP-date form starts with the day name; Date.parse would also take `1.5` or `-1` as dates.
+  if (!/^[A-Za-z]/.test(text)) return undefined;
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
-import { parseGoTime } from './go-time.js';
+import { parseGoTime, parseGoTimeNs } from './go-time.js';
 import { describeIssues } from './schema-errors.js';
 
 /** Stats fields that are time series of `{x, y}` points; we keep the latest point of each. */
@@ -68,31 +68,28 @@ export function parseRedisStats(json: unknown, url = 'stats'): RedisStats {
   if (!parsed.success) throw new InvalidResponseError('GET', url, describeIssues(parsed.error));
   const data = parsed.data as Record<StatsField, unknown>;
   const values: Partial<Record<StatsField, number>> = {};
-  let newest: number | undefined;
+  // Compared in exact nanoseconds: points can be closer together than a double of Unix ms resolves.
+  let newest: { at: bigint; x: string } | undefined;
   for (const field of SERIES_FIELDS) {
     const points = data[field] as z.output<typeof series>;
     if (points === null || points === undefined) continue;
-    let latestAt = -Infinity;
-    let latest: number | undefined;
+    let latest: { at: bigint; x: string; y: number } | undefined;
     for (const [index, p] of points.entries()) {
-      const at = parseGoTime(p.x);
+      const at = parseGoTimeNs(p.x);
       if (at === undefined)
         throw new InvalidResponseError('GET', url, `${field}[${index}].x is not a Go time`);
       if (p.y === null) continue;
-      if (at > latestAt) {
-        latestAt = at;
-        latest = p.y;
-      }
+      if (latest === undefined || at > latest.at) latest = { at, x: p.x, y: p.y };
     }
     if (latest === undefined) continue;
-    values[field] = latest;
-    if (newest === undefined || latestAt > newest) newest = latestAt;
+    values[field] = latest.y;
+    if (newest === undefined || latest.at > newest.at) newest = latest;
   }
   for (const field of NUMBER_FIELDS) {
     const value = data[field] as z.output<typeof plain>;
     if (value !== null && value !== undefined) values[field] = value;
   }
-  return { values, sampleTimestampMs: newest };
+  return { values, sampleTimestampMs: newest === undefined ? undefined : parseGoTime(newest.x) };
 }
 
 /** Where and how to call the management API for one database. */

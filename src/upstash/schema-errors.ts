@@ -4,8 +4,18 @@ import type { z } from 'zod';
 export function describeIssues(error: z.ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'wrong shape';
-  // A union reports one issue; dig into its first branch for a precise path.
-  const inner = issue.code === 'invalid_union' ? issue.errors[0]?.[0] : undefined;
+  // A union reports one issue; dig into the branch that got deepest into the body for a precise path
+  // (a bare array fails the object branch at the top, but the array branch at the bad entry's field).
+  const inner =
+    issue.code === 'invalid_union'
+      ? issue.errors
+          .flat()
+          .reduce<z.core.$ZodIssue | undefined>(
+            (best, candidate) =>
+              best === undefined || candidate.path.length > best.path.length ? candidate : best,
+            undefined,
+          )
+      : undefined;
   const chosen = inner ?? issue;
   const path = chosen.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
   const more = error.issues.length > 1 ? ` and ${error.issues.length - 1} more` : '';

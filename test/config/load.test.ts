@@ -1,0 +1,702 @@
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { ConfigError } from '../../src/config/errors.js';
+import { loadConfig, loadFlagSettings, type LoadOptions } from '../../src/config/load.js';
+import type { Config } from '../../src/config/types.js';
+
+// A fake file system for the injected reader: absolute path → content. Missing files fail like fs does.
+type Files = Record<string, string>;
+
+const CONFIG = '/etc/upstash-exporter/config.yml';
+
+function reader(files: Files): (path: string) => string {
+  return (path) => {
+    const content = files[path];
+    if (content === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+    return content;
+  };
+}
+
+function fromYaml(yaml: string, options: Partial<LoadOptions> & { files?: Files } = {}): Config {
+  return loadConfig({
+    configFile: CONFIG,
+    env: options.env ?? {},
+    ...(options.flags === undefined ? {} : { flags: options.flags }),
+    readFile: reader({ [CONFIG]: yaml, ...options.files }),
+  });
+}
+
+function fromEnv(env: NodeJS.ProcessEnv, files: Files = {}): Config {
+  return loadConfig({ configFile: undefined, env, readFile: reader(files) });
+}
+
+/** Runs `load`, expects a ConfigError, and returns it. */
+function configError(load: () => unknown): ConfigError {
+  try {
+    load();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  expect.unreachable('the configuration was accepted');
+}
+
+/** The problems as `path: message` lines, for readable assertions. */
+const lines = (error: ConfigError): string[] =>
+  error.problems.map((p) => (p.path === '' ? p.message : `${p.path}: ${p.message}`));
+
+const MINIMAL = 'qstash:\n  - name: eu\n    token: t0ken\n';
+
+describe('precedence of listen address and log level: flag > file > default', () => {
+  test('defaults when neither the file nor a flag says anything', () => {
+    const config = fromYaml(MINIMAL);
+    expect(config.listenAddress).toBe(':9645');
+    expect(config.logLevel).toBe('info');
+    expect(config.webConfigFile).toBeUndefined();
+  });
+
+  test('the file wins over the defaults', () => {
+    const config = fromYaml(`listen_address: "127.0.0.1:9999"\nlog_level: debug\n${MINIMAL}`);
+    expect(config.listenAddress).toBe('127.0.0.1:9999');
+    expect(config.logLevel).toBe('debug');
+  });
+
+  test('a flag wins over the file', () => {
+    const config = fromYaml(`listen_address: "127.0.0.1:9999"\nlog_level: debug\n${MINIMAL}`, {
+      flags: { listenAddress: ':1234', logLevel: 'error' },
+    });
+    expect(config.listenAddress).toBe(':1234');
+    expect(config.logLevel).toBe('error');
+  });
+
+  test('flags apply in env-only mode too', () => {
+    const config = loadConfig({
+      configFile: undefined,
+      env: { QSTASH_TOKEN: 'tok' },
+      flags: { listenAddress: '[::1]:9100', logLevel: 'warn' },
+    });
+    expect(config.listenAddress).toBe('[::1]:9100');
+    expect(config.logLevel).toBe('warn');
+  });
+
+  test('a bad flag is reported under the flag name, a bad file value under its key', () => {
+    const flagError = configError(() =>
+      fromYaml(MINIMAL, { flags: { listenAddress: 'nonsense', logLevel: 'loud' } }),
+    );
+    expect(lines(flagError)).toEqual([
+      expect.stringMatching(/^--web\.listen-address: must be HOST:PORT/),
+      '--log.level: must be one of debug, info, warn, error',
+    ]);
+    const fileError = configError(() => fromYaml(`listen_address: "host:99999"\n${MINIMAL}`));
+    expect(lines(fileError)).toEqual([expect.stringMatching(/^listen_address: must be HOST:PORT/)]);
+    expect(lines(configError(() => fromYaml(`log_level: verbose\n${MINIMAL}`)))).toEqual([
+      'log_level: must be one of debug, info, warn, error',
+    ]);
+  });
+
+  test('loadFlagSettings (demo mode) applies defaults and validates flags', () => {
+    expect(loadFlagSettings({})).toEqual({
+      listenAddress: ':9645',
+      logLevel: 'info',
+      webConfigFile: undefined,
+    });
+    expect(loadFlagSettings({ listenAddress: '0.0.0.0:80', webConfigFile: 'web.yml' })).toEqual({
+      listenAddress: '0.0.0.0:80',
+      logLevel: 'info',
+      webConfigFile: resolve('web.yml'),
+    });
+    expect(() => loadFlagSettings({ logLevel: 'trace' })).toThrow(ConfigError);
+  });
+});
+
+describe('env-only mode', () => {
+  test('QSTASH_TOKEN alone enables both QStash sources for account default, every 30s', () => {
+    const config = fromEnv({ QSTASH_TOKEN: 'qs-secret' });
+    expect(config.origin).toBe('environment');
+    expect(config.management).toEqual([]);
+    expect(config.qstash).toHaveLength(1);
+    const [account] = config.qstash;
+    expect(account!.name).toBe('default');
+    expect(account!.url).toBe('https://qstash.upstash.io');
+    expect(account!.token.reveal()).toBe('qs-secret');
+    expect(account!.sources).toEqual(['flow_control', 'url_groups']);
+    expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
+    expect(config.http).toEqual({ timeoutMs: 10_000, retries: 2, concurrency: 4 });
+    expect(config.limits).toEqual({ maxFlowControlKeys: 1000, maxUrlGroups: 1000 });
+  });
+
+  test.each([
+    ['https://qstash-eu.example.com', 'https://qstash-eu.example.com'],
+    ['https://qstash-eu.example.com/', 'https://qstash-eu.example.com'],
+    ['http://127.0.0.1:8080//', 'http://127.0.0.1:8080'],
+  ])('QSTASH_URL %s is used without its trailing slash', (url, expected) => {
+    expect(fromEnv({ QSTASH_TOKEN: 't', QSTASH_URL: url }).qstash[0]!.url).toBe(expected);
+  });
+
+  test('management credentials with databases enable redis stats every 60s', () => {
+    const config = fromEnv({
+      UPSTASH_EMAIL: 'ops@example.com',
+      UPSTASH_API_KEY: 'mgmt-secret',
+      UPSTASH_REDIS_DATABASES: ' db-1 , db-2,,db-3 ',
+      UPSTASH_MANAGEMENT_URL: 'https://mgmt.example.com/',
+    });
+    expect(config.qstash).toEqual([]);
+    const [account] = config.management;
+    expect(account!.name).toBe('default');
+    expect(account!.url).toBe('https://mgmt.example.com');
+    expect(account!.email).toBe('ops@example.com');
+    expect(account!.apiKey.reveal()).toBe('mgmt-secret');
+    expect(account!.databases).toEqual(['db-1', 'db-2', 'db-3']);
+    expect(account!.schedule).toEqual({ cron: '0 */1 * * * *', intervalMs: 60_000 });
+  });
+
+  test('the management URL defaults to api.upstash.com', () => {
+    const config = fromEnv({ UPSTASH_EMAIL: 'e@x', UPSTASH_API_KEY: 'k', UPSTASH_REDIS_DATABASES: 'a' });
+    expect(config.management[0]!.url).toBe('https://api.upstash.com');
+  });
+
+  test('*_FILE variants read the secret from a file, surrounding whitespace trimmed', () => {
+    const config = fromEnv(
+      {
+        QSTASH_TOKEN_FILE: '/run/secrets/qstash',
+        UPSTASH_EMAIL: 'ops@example.com',
+        UPSTASH_API_KEY_FILE: '/run/secrets/api-key',
+        UPSTASH_REDIS_DATABASES: 'db-1',
+      },
+      { '/run/secrets/qstash': '  qs-from-file\n', '/run/secrets/api-key': '\tkey-from-file \r\n' },
+    );
+    expect(config.qstash[0]!.token.reveal()).toBe('qs-from-file');
+    expect(config.management[0]!.apiKey.reveal()).toBe('key-from-file');
+  });
+
+  test('a missing or empty secret file is an error naming the variable', () => {
+    const missing = configError(() => fromEnv({ QSTASH_TOKEN_FILE: '/run/secrets/nope' }));
+    expect(lines(missing)).toEqual(['QSTASH_TOKEN_FILE: cannot read /run/secrets/nope: no such file']);
+    const empty = configError(() => fromEnv({ QSTASH_TOKEN_FILE: '/s' }, { '/s': ' \n' }));
+    expect(lines(empty)).toEqual(['QSTASH_TOKEN_FILE: /s is empty']);
+  });
+
+  test('a variable and its _FILE variant together are rejected', () => {
+    const error = configError(() => fromEnv({ QSTASH_TOKEN: 'a', QSTASH_TOKEN_FILE: '/s' }, { '/s': 'b' }));
+    expect(lines(error)).toEqual([
+      'QSTASH_TOKEN: cannot be combined with QSTASH_TOKEN_FILE; set one of them',
+    ]);
+  });
+
+  test('an empty variable counts as unset', () => {
+    // Empty QSTASH_TOKEN → no QStash source; empty URL → the default; empty _FILE → inline value used.
+    const config = fromEnv({
+      QSTASH_TOKEN: 'tok',
+      QSTASH_TOKEN_FILE: '',
+      QSTASH_URL: '',
+      UPSTASH_EMAIL: '',
+      UPSTASH_API_KEY: '',
+      UPSTASH_REDIS_DATABASES: '',
+    });
+    expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
+    expect(config.qstash[0]!.token.reveal()).toBe('tok');
+    expect(config.management).toEqual([]);
+    const none = configError(() => fromEnv({ QSTASH_TOKEN: '' }));
+    expect(none.message).toMatch(/^no source configured/);
+  });
+
+  test('management credentials without databases: the error says how to list them', () => {
+    const error = configError(() =>
+      fromEnv({ QSTASH_TOKEN: 'tok', UPSTASH_EMAIL: 'ops@example.com', UPSTASH_API_KEY: 'key' }),
+    );
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]!.path).toBe('UPSTASH_REDIS_DATABASES');
+    expect(error.problems[0]!.message).toMatch(/comma-separated list of database IDs/);
+    expect(error.problems[0]!.message).toContain('UPSTASH_REDIS_DATABASES=');
+  });
+
+  test('partial management settings name each missing variable', () => {
+    const error = configError(() => fromEnv({ UPSTASH_REDIS_DATABASES: 'db-1' }));
+    expect(error.problems.map((p) => p.path)).toEqual(['UPSTASH_EMAIL', 'UPSTASH_API_KEY']);
+  });
+
+  test('a duplicated database ID is rejected', () => {
+    const error = configError(() =>
+      fromEnv({ UPSTASH_EMAIL: 'e@x', UPSTASH_API_KEY: 'k', UPSTASH_REDIS_DATABASES: 'a,b,a' }),
+    );
+    expect(lines(error)).toEqual(['UPSTASH_REDIS_DATABASES: lists a database ID twice']);
+  });
+
+  test('no source at all: the error says how to configure one', () => {
+    const error = configError(() => fromEnv({ PATH: '/usr/bin' }));
+    expect(error.problems).toHaveLength(1);
+    expect(error.message).toMatch(/^no source configured/);
+    for (const hint of [
+      'QSTASH_TOKEN',
+      'UPSTASH_EMAIL',
+      'UPSTASH_API_KEY',
+      'UPSTASH_REDIS_DATABASES',
+      '--config',
+    ]) {
+      expect(error.message).toContain(hint);
+    }
+  });
+
+  test('URLs that are not http(s) or carry credentials are rejected without echoing them', () => {
+    const error = configError(() =>
+      fromEnv({
+        QSTASH_TOKEN: 'tok',
+        QSTASH_URL: 'https://user:hunter2@qstash.example.com',
+        UPSTASH_MANAGEMENT_URL: 'ftp://mgmt.example.com',
+        UPSTASH_EMAIL: 'e@x',
+        UPSTASH_API_KEY: 'k',
+        UPSTASH_REDIS_DATABASES: 'a',
+      }),
+    );
+    expect(lines(error)).toEqual([
+      'QSTASH_URL: must not contain credentials',
+      'UPSTASH_MANAGEMENT_URL: must be an absolute http:// or https:// URL',
+    ]);
+    expect(error.message).not.toContain('hunter2');
+  });
+});
+
+describe('YAML file', () => {
+  const FULL = `
+listen_address: "0.0.0.0:9100"
+log_level: warn
+web_config_file: web/web-config.yml
+http:
+  timeout: 5s
+  retries: 3
+  concurrency: 8
+limits:
+  max_flow_control_keys: 50
+  max_url_groups: 20
+qstash:
+  - name: eu
+    url: https://qstash-eu.example.com/
+    token: \${QSTASH_TOKEN_EU}
+    interval: 15s
+    sources: [flow_control]
+  - name: us
+    token_file: secrets/qstash-us
+    schedule: "0 */5 * * * *"
+management:
+  - name: main
+    url: http://127.0.0.1:8080
+    email: ops@example.com
+    api_key_file: /run/secrets/api-key
+    databases: [db-id-1, db-id-2]
+    interval: 2m
+`;
+
+  test('every key is read and resolved', () => {
+    const config = fromYaml(FULL, {
+      env: { QSTASH_TOKEN_EU: 'eu-secret' },
+      files: {
+        '/etc/upstash-exporter/secrets/qstash-us': 'us-secret\n',
+        '/run/secrets/api-key': '  api-secret  ',
+      },
+    });
+    expect(config.origin).toBe(CONFIG);
+    expect(config.listenAddress).toBe('0.0.0.0:9100');
+    expect(config.logLevel).toBe('warn');
+    expect(config.webConfigFile).toBe('/etc/upstash-exporter/web/web-config.yml');
+    expect(config.http).toEqual({ timeoutMs: 5000, retries: 3, concurrency: 8 });
+    expect(config.limits).toEqual({ maxFlowControlKeys: 50, maxUrlGroups: 20 });
+
+    const [eu, us] = config.qstash;
+    expect(eu!.name).toBe('eu');
+    expect(eu!.url).toBe('https://qstash-eu.example.com');
+    expect(eu!.token.reveal()).toBe('eu-secret');
+    expect(eu!.sources).toEqual(['flow_control']);
+    expect(eu!.schedule).toEqual({ cron: '*/15 * * * * *', intervalMs: 15_000 });
+    expect(us!.url).toBe('https://qstash.upstash.io');
+    expect(us!.token.reveal()).toBe('us-secret');
+    expect(us!.sources).toEqual(['flow_control', 'url_groups']);
+    expect(us!.schedule).toEqual({ cron: '0 */5 * * * *', intervalMs: 300_000 });
+
+    const [main] = config.management;
+    expect(main).toMatchObject({
+      name: 'main',
+      url: 'http://127.0.0.1:8080',
+      email: 'ops@example.com',
+      databases: ['db-id-1', 'db-id-2'],
+      schedule: { cron: '0 */2 * * * *', intervalMs: 120_000 },
+    });
+    expect(main!.apiKey.reveal()).toBe('api-secret');
+  });
+
+  test('defaults for everything a minimal file leaves out', () => {
+    const config = fromYaml(
+      `${MINIMAL}management:\n  - name: m\n    email: e@x\n    api_key: k\n    databases: [d]\n`,
+    );
+    expect(config.http).toEqual({ timeoutMs: 10_000, retries: 2, concurrency: 4 });
+    expect(config.limits).toEqual({ maxFlowControlKeys: 1000, maxUrlGroups: 1000 });
+    expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
+    expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
+    expect(config.management[0]!.schedule.intervalMs).toBe(60_000);
+    expect(config.management[0]!.url).toBe('https://api.upstash.com');
+  });
+
+  test('numbers may come from ${VAR} (expanded values are text)', () => {
+    const config = fromYaml(`http:\n  retries: \${R}\n  concurrency: "\${C}"\n${MINIMAL}`, {
+      env: { R: '5', C: '16' },
+    });
+    expect(config.http.retries).toBe(5);
+    expect(config.http.concurrency).toBe(16);
+  });
+
+  test('${VAR} is expanded inside a value and $${ gives a literal ${', () => {
+    const config = fromYaml(
+      'qstash:\n  - name: eu\n    token: "pre-${A}-mid-$${NOT_EXPANDED}-${B}"\n    url: "https://${HOST}/"\n',
+      { env: { A: 'x', B: 'y', HOST: 'qstash.example.com' } },
+    );
+    expect(config.qstash[0]!.token.reveal()).toBe('pre-x-mid-${NOT_EXPANDED}-y');
+    expect(config.qstash[0]!.url).toBe('https://qstash.example.com');
+  });
+
+  test('an expanded value cannot inject YAML structure', () => {
+    const config = fromYaml('qstash:\n  - name: eu\n    token: ${T}\n', {
+      env: { T: 'a\nlog_level: debug' },
+    });
+    expect(config.qstash[0]!.token.reveal()).toBe('a\nlog_level: debug');
+    expect(config.logLevel).toBe('info');
+  });
+
+  test('an unset or empty variable is an error naming the variable and the field', () => {
+    const error = configError(() =>
+      fromYaml('qstash:\n  - name: eu\n    token: ${QSTASH_TOKEN}\n    url: https://${EMPTY}/\n', {
+        env: { EMPTY: '' },
+      }),
+    );
+    expect(lines(error)).toEqual([
+      'qstash[0].token: refers to environment variable QSTASH_TOKEN, which is not set',
+      'qstash[0].url: refers to environment variable EMPTY, which is not set',
+    ]);
+  });
+
+  test('a malformed ${…} reference is an error', () => {
+    const error = configError(() => fromYaml('qstash:\n  - name: eu\n    token: ${not-a-name}\n'));
+    expect(lines(error)).toEqual(['qstash[0].token: has a malformed ${…} reference (expected ${NAME})']);
+  });
+
+  test('unknown keys are named, their values never echoed', () => {
+    const secret = 'sk_live_9f8e7d6c5b4a';
+    const error = configError(() =>
+      fromYaml(
+        `listen_adress: ":1"\nhttp:\n  timout: 5s\nqstash:\n  - name: eu\n    tokne: ${secret}\n    token: x\n`,
+      ),
+    );
+    expect(lines(error).sort()).toEqual(
+      [
+        'http.timout: is not a known key',
+        'listen_adress: is not a known key',
+        'qstash[0].tokne: is not a known key',
+      ].sort(),
+    );
+    expect(error.message).not.toContain(secret);
+    expect(JSON.stringify(error.problems)).not.toContain(secret);
+  });
+
+  test('a value of the wrong type says what was expected without echoing it', () => {
+    const secret = 'sk_live_0a1b2c3d4e';
+    const error = configError(() =>
+      fromYaml(`log_level: ${secret}\nlisten_address: 9645\nqstash:\n  - name: eu\n    token: [${secret}]\n`),
+    );
+    expect(lines(error).sort()).toEqual([
+      'listen_address: must be a string',
+      'log_level: must be one of debug, info, warn, error',
+      'qstash[0].token: must be a string',
+    ]);
+    expect(error.message).not.toContain(secret);
+  });
+
+  test('a missing required key is reported as required', () => {
+    const error = configError(() => fromYaml('management:\n  - name: m\n    api_key: k\n'));
+    expect(lines(error)).toEqual([
+      'management[0].email: is required',
+      'management[0].databases: is required',
+    ]);
+  });
+
+  test.each([
+    ['"abc"', 'must be a whole number'],
+    ['1.5', 'must be a whole number'],
+    ['-1', 'must be at least 0'],
+  ])('http.retries: %s → %s', (value, message) => {
+    expect(lines(configError(() => fromYaml(`http:\n  retries: ${value}\n${MINIMAL}`)))).toEqual([
+      `http.retries: ${message}`,
+    ]);
+  });
+
+  test('duplicate names within a list are rejected; the same name in both lists is fine', () => {
+    const error = configError(() =>
+      fromYaml(
+        'qstash:\n  - name: eu\n    token: a\n  - name: eu\n    token: b\nmanagement:\n  - name: eu\n    email: e@x\n    api_key: k\n    databases: [d, d]\n',
+      ),
+    );
+    expect(lines(error)).toEqual([
+      'qstash[1].name: duplicates the name of another qstash entry',
+      'management[0].databases: lists a database ID twice',
+    ]);
+    const ok = fromYaml(
+      'qstash:\n  - name: eu\n    token: a\nmanagement:\n  - name: eu\n    email: e@x\n    api_key: k\n    databases: [d]\n',
+    );
+    expect(ok.qstash[0]!.name).toBe(ok.management[0]!.name);
+  });
+
+  test('an account name must be label-friendly', () => {
+    const error = configError(() => fromYaml('qstash:\n  - name: "eu west"\n    token: a\n'));
+    expect(error.problems.map((p) => p.path)).toEqual(['qstash[0].name']);
+  });
+
+  test('sources: a typo, an empty list and a repeated source are errors', () => {
+    expect(
+      lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: [flowcontrol]\n'))),
+    ).toEqual(['qstash[0].sources[0]: must be one of flow_control, url_groups']);
+    expect(
+      lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: []\n'))),
+    ).toEqual(['qstash[0].sources: must list at least one source']);
+    expect(
+      lines(
+        configError(() =>
+          fromYaml('qstash:\n  - name: a\n    token: t\n    sources: [url_groups, url_groups]\n'),
+        ),
+      ),
+    ).toEqual(['qstash[0].sources: lists a source twice']);
+  });
+
+  describe('intervals', () => {
+    const withInterval = (interval: string): Config =>
+      fromYaml(`qstash:\n  - name: a\n    token: t\n    interval: ${interval}\n`);
+
+    test.each([
+      ['1s', '*/1 * * * * *', 1_000],
+      ['30s', '*/30 * * * * *', 30_000],
+      ['60s', '0 */1 * * * *', 60_000],
+      ['2m', '0 */2 * * * *', 120_000],
+      ['30m', '0 */30 * * * *', 1_800_000],
+      ['1h', '0 0 */1 * * *', 3_600_000],
+      ['6h', '0 0 */6 * * *', 21_600_000],
+      ['24h', '0 0 0 * * *', 86_400_000],
+    ])('%s', (interval, cron, intervalMs) => {
+      expect(withInterval(interval).qstash[0]!.schedule).toEqual({ cron, intervalMs });
+    });
+
+    test.each(['7s', '90s', '45s', '90m', '45m', '5h', '48h'])(
+      '%s is rejected with the cron explanation',
+      (interval) => {
+        const error = configError(() => withInterval(interval));
+        expect(error.problems).toHaveLength(1);
+        expect(error.problems[0]!.path).toBe('qstash[0].interval');
+        expect(error.problems[0]!.message).toMatch(/cron can express evenly/);
+        expect(error.problems[0]!.message).toMatch(/divisor of 60s/);
+        expect(error.problems[0]!.message).toMatch(/schedule/);
+      },
+    );
+
+    test.each(['30', '0s', '1.5m', '10ms', '1d', ' 30s', '-30s'])('%j is not a duration', (interval) => {
+      const error = configError(() => withInterval(JSON.stringify(interval)));
+      expect(lines(error)).toEqual(['qstash[0].interval: must be a duration like 30s, 5m or 1h']);
+    });
+
+    test('schedule: a node-cron expression with seconds', () => {
+      const config = fromYaml('qstash:\n  - name: a\n    token: t\n    schedule: "*/20 * * * * *"\n');
+      expect(config.qstash[0]!.schedule).toEqual({ cron: '*/20 * * * * *', intervalMs: 20_000 });
+    });
+
+    test('schedule: five fields (no seconds) and nonsense are rejected', () => {
+      expect(
+        lines(
+          configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    schedule: "*/5 * * * *"\n')),
+        ),
+      ).toEqual(['qstash[0].schedule: must be a node-cron expression with 6 fields (seconds first)']);
+      expect(
+        lines(
+          configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    schedule: "a b c d e f"\n')),
+        ),
+      ).toEqual(['qstash[0].schedule: is not a valid node-cron expression']);
+    });
+
+    test('interval and schedule together are rejected', () => {
+      const error = configError(() =>
+        fromYaml('qstash:\n  - name: a\n    token: t\n    interval: 30s\n    schedule: "*/30 * * * * *"\n'),
+      );
+      expect(lines(error)).toEqual([
+        'qstash[0].schedule: cannot be combined with interval; give one of them',
+      ]);
+    });
+
+    test('http.timeout must be a duration', () => {
+      expect(lines(configError(() => fromYaml(`http:\n  timeout: soon\n${MINIMAL}`)))).toEqual([
+        'http.timeout: must be a duration like 10s',
+      ]);
+    });
+  });
+
+  describe('secrets', () => {
+    test('token and token_file together are rejected, as are api_key and api_key_file', () => {
+      const error = configError(() =>
+        fromYaml(
+          'qstash:\n  - name: a\n    token: t\n    token_file: /s\nmanagement:\n  - name: m\n    email: e@x\n    api_key: k\n    api_key_file: /s\n    databases: [d]\n',
+          { files: { '/s': 'x' } },
+        ),
+      );
+      expect(lines(error)).toEqual([
+        'qstash[0].token: cannot be combined with token_file; give one of them',
+        'management[0].api_key: cannot be combined with api_key_file; give one of them',
+      ]);
+    });
+
+    test('neither token nor token_file is an error', () => {
+      expect(lines(configError(() => fromYaml('qstash:\n  - name: a\n')))).toEqual([
+        'qstash[0].token: is required (or token_file)',
+      ]);
+    });
+
+    test('relative *_file and web_config_file are resolved against the config file folder', () => {
+      const config = fromYaml(
+        'web_config_file: ../web.yml\nqstash:\n  - name: a\n    token_file: ./secrets/t\nmanagement:\n  - name: m\n    email: e@x\n    api_key_file: k.txt\n    databases: [d]\n',
+        { files: { '/etc/upstash-exporter/secrets/t': 'tok\n', '/etc/upstash-exporter/k.txt': 'key' } },
+      );
+      expect(config.webConfigFile).toBe('/etc/web.yml');
+      expect(config.qstash[0]!.token.reveal()).toBe('tok');
+      expect(config.management[0]!.apiKey.reveal()).toBe('key');
+    });
+
+    test('an unreadable or empty secret file names the field and the resolved path', () => {
+      const error = configError(() =>
+        fromYaml('qstash:\n  - name: a\n    token_file: missing\n  - name: b\n    token_file: /empty\n', {
+          files: { '/empty': '\n\n' },
+        }),
+      );
+      expect(lines(error)).toEqual([
+        'qstash[0].token_file: cannot read /etc/upstash-exporter/missing: no such file',
+        'qstash[1].token_file: /empty is empty',
+      ]);
+    });
+  });
+
+  test('URLs with credentials, a query or another scheme are rejected, credentials not echoed', () => {
+    const error = configError(() =>
+      fromYaml(
+        'qstash:\n  - name: a\n    token: t\n    url: https://me:pa55w0rd@qstash.example.com\n  - name: b\n    token: t\n    url: https://qstash.example.com/?x=1\n  - name: c\n    token: t\n    url: qstash.example.com\n',
+      ),
+    );
+    expect(lines(error)).toEqual([
+      'qstash[0].url: must not contain credentials; use token/api_key instead',
+      'qstash[1].url: must not have a query or fragment',
+      'qstash[2].url: must be an absolute http:// or https:// URL',
+    ]);
+    expect(error.message).not.toContain('pa55w0rd');
+  });
+
+  test('bad YAML is reported with its line, without quoting the source', () => {
+    const error = configError(() =>
+      fromYaml('log_level: info\nqstash:\n  - name: a\n    token: "s3cr3t-value\n  bad: [\n'),
+    );
+    expect(error.problems.length).toBeGreaterThan(0);
+    expect(error.problems[0]!.path).toBe(CONFIG);
+    expect(error.problems[0]!.message).toMatch(/is not valid YAML at line \d+, column \d+/);
+    expect(error.message).not.toContain('s3cr3t');
+  });
+
+  test('bad YAML: the reported line and column are where the problem is', () => {
+    const tab = configError(() => fromYaml('log_level: info\nhttp:\n\tretries: 1\n'));
+    expect(lines(tab)).toEqual([`${CONFIG}: is not valid YAML at line 3, column 1 (TAB_AS_INDENT)`]);
+    const nested = configError(() => fromYaml('log_level: info\nlisten_address: ":1"\nhttp: timeout: 5s\n'));
+    expect(nested.problems[0]!.message).toMatch(/at line 3, column \d+/);
+  });
+
+  test('a duplicate key is bad YAML', () => {
+    const error = configError(() => fromYaml(`log_level: info\nlog_level: debug\n${MINIMAL}`));
+    expect(error.problems[0]!.message).toMatch(/DUPLICATE_KEY/);
+    expect(error.problems[0]!.message).toMatch(/line 2/);
+  });
+
+  test('many problems at once are all reported', () => {
+    const error = configError(() =>
+      fromYaml(
+        `log_level: chatty
+http:
+  retries: 11
+  concurrency: 0
+  timeout: 3x
+limits:
+  max_url_groups: 0
+qstash:
+  - name: a
+    token: t
+    interval: 7s
+  - name: a
+    token_file: /nope
+management:
+  - name: m
+    email: e@x
+    api_key: \${UNSET_KEY}
+    databases: []
+`,
+      ),
+    );
+    // Every problem of every kind in one run: expansion, schema, cron, names, secret files.
+    expect(lines(error)).toEqual([
+      'management[0].api_key: refers to environment variable UNSET_KEY, which is not set',
+      'log_level: must be one of debug, info, warn, error',
+      'http.timeout: must be a duration like 10s',
+      'http.retries: must be at most 10',
+      'http.concurrency: must be at least 1',
+      'limits.max_url_groups: must be at least 1',
+      expect.stringMatching(/^qstash\[0\]\.interval: must be an interval cron can express evenly/),
+      'qstash[1].name: duplicates the name of another qstash entry',
+      'management[0].databases: must list at least one database ID',
+      'qstash[1].token_file: cannot read /nope: no such file',
+    ]);
+    expect(error.problems).toHaveLength(10);
+    expect(error.message.split('\n')).toHaveLength(10);
+  });
+
+  test('an unreadable config file is an error naming it', () => {
+    const error = configError(() =>
+      loadConfig({ configFile: '/nowhere/config.yml', env: {}, readFile: reader({}) }),
+    );
+    expect(lines(error)).toEqual(['--config: cannot read /nowhere/config.yml: no such file']);
+  });
+
+  test('an empty file has no source', () => {
+    expect(lines(configError(() => fromYaml('')))).toEqual([
+      'no source configured: add a `qstash` or `management` entry',
+    ]);
+  });
+
+  test('a file that is not a mapping is rejected', () => {
+    expect(configError(() => fromYaml('- just\n- a list\n')).problems).toHaveLength(1);
+  });
+});
+
+describe('real files on disk', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  test('the default reader loads the file and secret files relative to its folder', () => {
+    dir = mkdtempSync(join(tmpdir(), 'upstash-exporter-config-'));
+    mkdirSync(join(dir, 'secrets'));
+    writeFileSync(join(dir, 'secrets', 'token'), '  disk-token\n');
+    writeFileSync(
+      join(dir, 'config.yml'),
+      'web_config_file: web.yml\nqstash:\n  - name: a\n    token_file: secrets/token\n',
+    );
+    const config = loadConfig({ configFile: join(dir, 'config.yml'), env: {} });
+    expect(config.qstash[0]!.token.reveal()).toBe('disk-token');
+    expect(config.webConfigFile).toBe(join(dir, 'web.yml'));
+    expect(config.origin).toBe(join(dir, 'config.yml'));
+  });
+
+  test('a folder given as secret file is reported as such', () => {
+    dir = mkdtempSync(join(tmpdir(), 'upstash-exporter-config-'));
+    writeFileSync(join(dir, 'config.yml'), 'qstash:\n  - name: a\n    token_file: .\n');
+    const error = configError(() => loadConfig({ configFile: join(dir!, 'config.yml'), env: {} }));
+    expect(lines(error)).toEqual([`qstash[0].token_file: cannot read ${dir}: is a directory`]);
+  });
+});

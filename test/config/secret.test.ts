@@ -1,0 +1,137 @@
+import { format, inspect } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { ConfigError, formatProblem } from '../../src/config/errors.js';
+import { loadConfig } from '../../src/config/load.js';
+import { Secret } from '../../src/config/secret.js';
+import { summarizeConfig } from '../../src/config/summary.js';
+
+const TOKEN = 'qstash_eyJVc2VySUQiOiJ0ZXN0In0=';
+const API_KEY = 'mgmt_0f1e2d3c4b5a69788796a5b4';
+
+describe('Secret', () => {
+  const secret = new Secret(TOKEN);
+
+  test('reveal() gives the value', () => {
+    expect(secret.reveal()).toBe(TOKEN);
+  });
+
+  test.each([
+    ['String()', () => String(secret)],
+    ['a template literal', () => `${secret}`], // eslint-disable-line @typescript-eslint/restrict-template-expressions
+    ['concatenation', () => 'token=' + (secret as unknown as string)],
+    ['JSON.stringify', () => JSON.stringify(secret)],
+    ['JSON.stringify of a holder', () => JSON.stringify({ nested: { token: secret } })],
+    ['util.inspect', () => inspect(secret)],
+    ['util.inspect of a holder, deep', () => inspect({ a: { b: { c: secret } } }, { depth: Infinity })],
+    ['util.format %s / %o / %j', () => format('%s %o %j', secret, secret, secret)],
+  ])('%s prints <redacted>', (_, render) => {
+    const text = render();
+    expect(text).toContain('<redacted>');
+    expect(text).not.toContain(TOKEN);
+  });
+
+  test('the value is not an own property', () => {
+    expect(Object.keys(secret)).toEqual([]);
+    expect(Object.getOwnPropertyNames(secret)).toEqual([]);
+  });
+});
+
+describe('summarizeConfig', () => {
+  const fileConfig = () =>
+    loadConfig({
+      configFile: '/etc/ux/config.yml',
+      env: { QSTASH_TOKEN: TOKEN },
+      readFile: (path) => {
+        if (path === '/etc/ux/api-key') return `${API_KEY}\n`;
+        if (path === '/etc/ux/config.yml') {
+          return `web_config_file: web.yml
+qstash:
+  - name: eu
+    token: \${QSTASH_TOKEN}
+    url: https://qstash-eu.example.com
+management:
+  - name: main
+    email: ops@example.com
+    api_key_file: api-key
+    databases: [db-1, db-2]
+    schedule: "0 */5 * * * *"
+`;
+        }
+        throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+      },
+    });
+
+  test('names every account and setting but never a token or an API key', () => {
+    const config = fileConfig();
+    expect(config.qstash[0]!.token.reveal()).toBe(TOKEN);
+    expect(config.management[0]!.apiKey.reveal()).toBe(API_KEY);
+    const summary = summarizeConfig(config);
+    expect(summary).not.toContain(TOKEN);
+    expect(summary).not.toContain(API_KEY);
+    expect(summary).toContain('configuration OK (from /etc/ux/config.yml)');
+    expect(summary).toContain('web_config_file: /etc/ux/web.yml');
+    expect(summary).toMatch(/^qstash eu: https:\/\/qstash-eu\.example\.com, token <redacted>, .*every 30s/m);
+    expect(summary).toMatch(
+      /^management main: .*email ops@example\.com, api_key <redacted>, databases db-1, db-2/m,
+    );
+    expect(summary).toContain('schedule "0 */5 * * * *" (every 300s)');
+    expect(summary.endsWith('\n')).toBe(true);
+  });
+
+  test('env-only mode: the summary names the environment, without secrets', () => {
+    const config = loadConfig({
+      configFile: undefined,
+      env: {
+        QSTASH_TOKEN: TOKEN,
+        UPSTASH_EMAIL: 'ops@example.com',
+        UPSTASH_API_KEY: API_KEY,
+        UPSTASH_REDIS_DATABASES: 'db-1',
+      },
+    });
+    const summary = summarizeConfig(config);
+    expect(summary).toContain('from environment');
+    expect(summary).toContain('qstash default:');
+    expect(summary).toContain('management default:');
+    expect(summary).not.toContain(TOKEN);
+    expect(summary).not.toContain(API_KEY);
+  });
+
+  test('the whole config object can be dumped without leaking', () => {
+    const config = fileConfig();
+    for (const text of [JSON.stringify(config), inspect(config, { depth: Infinity })]) {
+      expect(text).not.toContain(TOKEN);
+      expect(text).not.toContain(API_KEY);
+    }
+  });
+});
+
+describe('ConfigError', () => {
+  test('one line per problem, path first; problems kept as data', () => {
+    const error = new ConfigError([
+      { path: 'qstash[0].token', message: 'is required' },
+      { path: '', message: 'no source configured' },
+    ]);
+    expect(error.name).toBe('ConfigError');
+    expect(error.message).toBe('qstash[0].token: is required\nno source configured');
+    expect(error.problems).toHaveLength(2);
+    expect(formatProblem({ path: 'a.b', message: 'c' })).toBe('a.b: c');
+  });
+
+  test('a secret given where a URL belongs is not echoed by the error', () => {
+    let caught: unknown;
+    try {
+      loadConfig({
+        configFile: '/c.yml',
+        env: {},
+        readFile: () => `qstash:\n  - name: eu\n    url: ${TOKEN}\n    token: x\n`,
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).message).toBe(
+      'qstash[0].url: must be an absolute http:// or https:// URL',
+    );
+    expect(inspect(caught)).not.toContain(TOKEN);
+  });
+});

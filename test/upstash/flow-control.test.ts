@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { DEMO_ODD_FLOW_CONTROL_KEY, DEMO_QSTASH_TOKEN, startSimulator } from '../../src/demo/simulator.js';
+import type { Simulator, SimulatorOptions } from '../../src/demo/simulator.js';
+import { UpstashClient } from '../../src/upstash/client.js';
+import { InvalidResponseError } from '../../src/upstash/errors.js';
+import { fetchFlowControl, parseFlowControl } from '../../src/upstash/flow-control.js';
+
+/** Runs `parse`, expects an InvalidResponseError, and returns it. */
+function invalid(parse: () => unknown): InvalidResponseError {
+  try {
+    parse();
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).reason).toBe('invalid_response');
+    return error as InvalidResponseError;
+  }
+  expect.unreachable('the body was accepted');
+}
+
+// A response as QStash documents it, with the extra per-key fields the real API sends.
+const DOCUMENTED = `{
+  "flowControls": [
+    {"flowControlKey": "user-signup", "waitListSize": 12, "parallelismMax": 5, "parallelismCount": 5, "rateMax": 100, "ratePeriod": 60},
+    {"flowControlKey": "email/digest", "waitListSize": 0, "parallelismMax": 1, "parallelismCount": 0},
+    {"flowControlKey": "tenant \\"café\\" \\\\ eu\\nbatch", "waitListSize": 3}
+  ]
+}`;
+
+describe('parseFlowControl', () => {
+  test('the documented object body', () => {
+    expect(parseFlowControl(JSON.parse(DOCUMENTED))).toEqual([
+      { key: 'user-signup', waitListSize: 12 },
+      { key: 'email/digest', waitListSize: 0 },
+      { key: 'tenant "café" \\ eu\nbatch', waitListSize: 3 },
+    ]);
+  });
+
+  test('a bare array of the same entries', () => {
+    const entries = (JSON.parse(DOCUMENTED) as { flowControls: unknown[] }).flowControls;
+    expect(parseFlowControl(entries)).toEqual(parseFlowControl(JSON.parse(DOCUMENTED)));
+  });
+
+  test('empty lists in both shapes', () => {
+    expect(parseFlowControl({ flowControls: [] })).toEqual([]);
+    expect(parseFlowControl([])).toEqual([]);
+  });
+
+  test('extra fields on entries and on the body are ignored, not copied', () => {
+    const parsed = parseFlowControl({
+      flowControls: [{ flowControlKey: 'k', waitListSize: 1, somethingNew: { nested: true } }],
+      cursor: 'abc',
+    });
+    expect(parsed).toEqual([{ key: 'k', waitListSize: 1 }]);
+    expect(Object.keys(parsed[0]!)).toEqual(['key', 'waitListSize']);
+  });
+
+  test.each([
+    ['missing waitListSize', { flowControls: [{ flowControlKey: 'k' }] }, 'waitListSize'],
+    ['missing flowControlKey', { flowControls: [{ waitListSize: 2 }] }, 'flowControlKey'],
+    ['numeric key', { flowControls: [{ flowControlKey: 7, waitListSize: 2 }] }, 'flowControlKey'],
+    ['null size', { flowControls: [{ flowControlKey: 'k', waitListSize: null }] }, 'waitListSize'],
+    ['bare array, missing size', [{ flowControlKey: 'k' }], 'waitListSize'],
+    [
+      'bare array, second entry bad',
+      [{ flowControlKey: 'a', waitListSize: 1 }, { flowControlKey: 'b' }],
+      'waitListSize',
+    ],
+  ])('%s → invalid_response naming the field', (_, body, field) => {
+    const error = invalid(() => parseFlowControl(body, 'https://qstash.example.com/v2/flowControl/'));
+    expect(error.message).toContain(field);
+    expect(error.message).toContain('GET https://qstash.example.com/v2/flowControl/');
+  });
+
+  test('the message names the field, never its value', () => {
+    const value = 'tok_3b9f1e2d-looks-like-a-secret';
+    const error = invalid(() =>
+      parseFlowControl({ flowControls: [{ flowControlKey: 'k', waitListSize: value }] }),
+    );
+    expect(error.message).toContain('waitListSize');
+    expect(error.message).not.toContain(value);
+  });
+
+  test.each([
+    ['null', null],
+    ['a string', 'flowControls'],
+    ['a number', 42],
+    ['an object without the list', { items: [] }],
+    ['a list that is not an array', { flowControls: { k: 1 } }],
+  ])('%s is not a flow-control body', (_, body) => {
+    invalid(() => parseFlowControl(body));
+  });
+});
+
+describe('fetchFlowControl against the simulator', () => {
+  const running: Simulator[] = [];
+  const clients: UpstashClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await Promise.all(running.splice(0).map((s) => s.stop()));
+  });
+
+  async function setUp(options?: SimulatorOptions): Promise<{ sim: Simulator; client: UpstashClient }> {
+    const sim = await startSimulator({ frozen: true, ...options });
+    running.push(sim);
+    const client = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 2, userAgent: 'test' });
+    clients.push(client);
+    return { sim, client };
+  }
+
+  const target = (sim: Simulator) => ({ baseUrl: sim.url, authorization: `Bearer ${DEMO_QSTASH_TOKEN}` });
+
+  test.each(['object', 'array'] as const)('the %s shape yields every generated key', async (shape) => {
+    const { sim, client } = await setUp({ flowControlShape: shape });
+    const keys = await fetchFlowControl(client, target(sim));
+    expect(keys).toHaveLength(6);
+    expect(keys.map((k) => k.key)).toContain(DEMO_ODD_FLOW_CONTROL_KEY);
+    for (const k of keys) expect(Number.isInteger(k.waitListSize)).toBe(true);
+    expect(sim.lastPath('flow_control')).toBe('/v2/flowControl/');
+    expect(sim.lastHeaders('flow_control')?.authorization).toBe(`Bearer ${DEMO_QSTASH_TOKEN}`);
+  });
+
+  test('entries set on the simulator come back as they were', async () => {
+    const { sim, client } = await setUp();
+    sim.setFlowControl([
+      { flowControlKey: 'a', waitListSize: 1, parallelismMax: 3 },
+      { flowControlKey: 'b', waitListSize: 99 },
+    ]);
+    expect(await fetchFlowControl(client, target(sim))).toEqual([
+      { key: 'a', waitListSize: 1 },
+      { key: 'b', waitListSize: 99 },
+    ]);
+  });
+
+  test('a changed API (entry without size) is invalid_response naming the URL', async () => {
+    const { sim, client } = await setUp();
+    sim.setFault('flow_control', {
+      kind: 'body',
+      body: '{"flowControls":[{"flowControlKey":"k","size":3}]}',
+    });
+    const error = await fetchFlowControl(client, target(sim)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as Error).message).toContain(`${sim.url}/v2/flowControl/`);
+    expect((error as Error).message).toContain('waitListSize');
+  });
+});
