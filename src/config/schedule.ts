@@ -9,6 +9,9 @@ export interface Schedule {
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 
+/** Runs looked ahead to measure a cron expression's interval. */
+const GAPS_SAMPLED = 64;
+
 /** Parses `Ns`, `Nm` or `Nh` into milliseconds; undefined when the text is not such a duration. */
 export function parseDuration(text: string): number | undefined {
   const match = /^([1-9][0-9]*)([smh])$/.exec(text);
@@ -44,13 +47,15 @@ export function scheduleFromCron(expression: string): Schedule | { error: string
   const fields = expression.trim().split(/\s+/);
   if (fields.length !== 6) return { error: 'must be a node-cron expression with 6 fields (seconds first)' };
   if (!cron.validate(expression)) return { error: 'is not a valid node-cron expression' };
-  // The gap between the next two runs stands for the interval; for irregular expressions it is the
-  // nearest gap, which keeps the staleness window on the safe (short) side.
+  // The interval stands for the longest gap among the next runs: for an irregular expression such as
+  // `0,10 * * * * *` that is 50 s, so staleness (3 intervals) never drops good data between two
+  // normal runs, whatever the start time.
   const task = cron.createTask(expression, () => undefined);
   try {
-    const [first, second] = task.getNextRuns(2);
-    if (first === undefined || second === undefined) return { error: 'never fires' };
-    return { cron: expression, intervalMs: second.getTime() - first.getTime() };
+    const runs = task.getNextRuns(GAPS_SAMPLED + 1).map((date) => date.getTime());
+    if (runs.length < 2) return { error: 'never fires' };
+    const gaps = runs.slice(1).map((at, index) => at - (runs[index] ?? at));
+    return { cron: expression, intervalMs: Math.max(...gaps) };
   } finally {
     void task.destroy();
   }

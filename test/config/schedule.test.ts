@@ -124,11 +124,20 @@ describe('scheduleFromCron', () => {
     expect(scheduleFromCron(cron)).toEqual({ cron, intervalMs });
   });
 
-  test('a weekday schedule measured from a Monday morning is one day', () => {
+  test('a weekday schedule is measured by its longest gap, the weekend, even from a Monday morning', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date(2025, 8, 1, 6, 0, 0)); // Monday 1 September 2025, local time
-    expect(scheduleFromCron('0 0 9 * * 1-5')).toEqual({ cron: '0 0 9 * * 1-5', intervalMs: 86_400_000 });
+    expect(scheduleFromCron('0 0 9 * * 1-5')).toEqual({ cron: '0 0 9 * * 1-5', intervalMs: 3 * 86_400_000 });
   });
+
+  test.each([5, 55])(
+    'an irregular schedule gets its longest gap whatever the start second (%i)',
+    (second) => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date(2025, 8, 1, 6, 0, second));
+      expect(scheduleFromCron('0,10 * * * * *')).toEqual({ cron: '0,10 * * * * *', intervalMs: 50_000 });
+    },
+  );
 
   test('surrounding whitespace is tolerated and the expression kept as given', () => {
     expect(scheduleFromCron(' */10 * * * * * ')).toEqual({ cron: ' */10 * * * * * ', intervalMs: 10_000 });
