@@ -3,15 +3,15 @@ import { familyHeader, formatLabels, formatValue, type Format } from './expositi
 import type { Sample } from './samples.js';
 
 /**
- * The polled data series of every source, and their exposition. Scrapes vastly outnumber polls, so
- * each source's sample lines are rendered once when its poll lands, and the whole data section once
- * per change and format; a scrape then costs a string concatenation at most.
+ * The polled data series of every source, and their exposition. Each source's sample lines are
+ * rendered once, when its poll lands; {@link render} only joins them, and the ExpositionCache calls
+ * it once per {@link version}, not per scrape.
  */
 export class DataSeries {
   /** Per source: metric name → its rendered sample lines. */
   readonly #bySource = new Map<string, Map<string, string>>();
   readonly #counts = new Map<string, number>();
-  readonly #rendered = new Map<Format, string>();
+  #version = 0;
 
   /** Replaces every series of a source: whatever the new samples do not name is gone. */
   replace(sourceId: string, samples: readonly Sample[]): void {
@@ -24,14 +24,14 @@ export class DataSeries {
     }
     this.#bySource.set(sourceId, lines);
     this.#counts.set(sourceId, samples.length);
-    this.#rendered.clear();
+    this.#version++;
   }
 
   /** Drops every series of a source (its data went stale). */
   drop(sourceId: string): void {
     if (!this.#bySource.delete(sourceId)) return;
     this.#counts.delete(sourceId);
-    this.#rendered.clear();
+    this.#version++;
   }
 
   /** Whether a source currently has series exposed. */
@@ -46,10 +46,13 @@ export class DataSeries {
     return total;
   }
 
+  /** Changes whenever {@link render}'s output may have. */
+  get version(): number {
+    return this.#version;
+  }
+
   /** The data section of /metrics; families without samples are left out. */
   render(format: Format): string {
-    const cached = this.#rendered.get(format);
-    if (cached !== undefined) return cached;
     // Sources in a fixed order, so the output does not depend on which poll finished first.
     const sources = [...this.#bySource.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -60,7 +63,6 @@ export class DataSeries {
       for (const source of sources) lines += source.get(metric.name) ?? '';
       if (lines !== '') out += familyHeader(metric.name, metric.help, 'gauge', format) + lines;
     }
-    this.#rendered.set(format, out);
     return out;
   }
 }

@@ -48,15 +48,10 @@ export function flowControlSamples(
           )
           .slice(0, limit)
       : keys;
+  // One label pair shared by all of an account's keys: ten thousand keys are common.
+  const accountLabel = ['account', account] as const;
   const samples = kept.map((k) =>
-    sample(
-      QSTASH_METRICS.waitListSize,
-      [
-        ['account', account],
-        ['flow_control_key', k.key],
-      ],
-      k.waitListSize,
-    ),
+    sample(QSTASH_METRICS.waitListSize, [accountLabel, ['flow_control_key', k.key]], k.waitListSize),
   );
   samples.push(
     sample(QSTASH_METRICS.flowControlKeys, [['account', account]], keys.length),

@@ -27,6 +27,8 @@ export interface SelfMetrics {
   pollFailed(labels: SourceLabels, reason: FailureReason, durationSeconds: number): void;
   pollSkipped(labels: SourceLabels): void;
   apiRequest(api: string, code: string): void;
+  /** Moves on every change recorded through this interface (the exposition cache keys on it). */
+  readonly version: number;
 }
 
 /** Registers the health metrics, build info and process metrics in `registry`. */
@@ -84,29 +86,39 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
   collectDefaultMetrics({ register: registry });
   for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);
 
+  let version = 0;
   return {
+    get version() {
+      return version;
+    },
     declareSource(labels) {
+      version++;
       polls.inc(labels, 0);
       skipped.inc(labels, 0);
       for (const reason of FAILURE_REASONS) failures.inc({ ...labels, reason }, 0);
     },
     pollStarted(labels) {
+      version++;
       polls.inc(labels);
     },
     pollSucceeded(labels, durationSeconds, atSeconds) {
+      version++;
       up.set(labels, 1);
       duration.set(labels, durationSeconds);
       lastSuccess.set(labels, atSeconds);
     },
     pollFailed(labels, reason, durationSeconds) {
+      version++;
       up.set(labels, 0);
       duration.set(labels, durationSeconds);
       failures.inc({ ...labels, reason });
     },
     pollSkipped(labels) {
+      version++;
       skipped.inc(labels);
     },
     apiRequest(api, code) {
+      version++;
       requests.inc({ api, code });
     },
   };

@@ -1,0 +1,176 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from '../src/demo/simulator.js';
+import type { State } from './states.js';
+
+/** The built exporter, as `npm start` runs it. */
+export const EXPORTER_MAIN = resolveMain();
+
+function resolveMain(): string {
+  // Compiled, this file lives in node_modules/.cache/upstash-exporter-bench/bench/; under vitest, in bench/.
+  const here = fileURLToPath(import.meta.url);
+  const root = here.includes('/node_modules/')
+    ? here.slice(0, here.indexOf('/node_modules/'))
+    : join(here, '../..');
+  return join(root, 'dist', 'main.js');
+}
+
+/** An exporter running in its own process (so the load generator does not share its event loop). */
+export interface ExporterProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** Current and peak resident set size, from /proc (undefined off Linux). */
+  memory(): { rssBytes: number; peakRssBytes: number } | undefined;
+  /** One GET of /metrics as text, without compression. */
+  scrape(headers?: Record<string, string>): Promise<Buffer>;
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startExporter}. */
+export interface ExporterOptions {
+  readonly simulatorUrl: string;
+  readonly state: State;
+  /** Poll interval of every source; default one hour, so no poll disturbs a measurement. */
+  readonly interval?: string;
+  /** Keep every key and group of the state (the default limits would cut 10,000 keys to 1,000). */
+  readonly limits?: { maxFlowControlKeys: number; maxUrlGroups: number };
+  /** Extra node flags, e.g. V8 heap sizing. */
+  readonly nodeArgs?: readonly string[];
+}
+
+/** Starts `node dist/main.js --config <tmp yaml>` and resolves once every source has polled once. */
+export async function startExporter(options: ExporterOptions): Promise<ExporterProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'upstash-bench-'));
+  const configFile = join(dir, 'config.yml');
+  const interval = options.interval ?? '1h';
+  const limits = options.limits ?? {
+    maxFlowControlKeys: Math.max(1000, options.state.flowControlKeys),
+    maxUrlGroups: Math.max(1000, options.state.urlGroups),
+  };
+  writeFileSync(
+    configFile,
+    [
+      'listen_address: "127.0.0.1:0"',
+      'log_level: info',
+      'limits:',
+      `  max_flow_control_keys: ${limits.maxFlowControlKeys}`,
+      `  max_url_groups: ${limits.maxUrlGroups}`,
+      'qstash:',
+      '  - name: bench',
+      `    url: ${options.simulatorUrl}`,
+      `    token: ${DEMO_QSTASH_TOKEN}`,
+      `    interval: ${interval}`,
+      'management:',
+      '  - name: bench',
+      `    url: ${options.simulatorUrl}`,
+      `    email: ${DEMO_EMAIL}`,
+      `    api_key: ${DEMO_API_KEY}`,
+      `    interval: ${interval}`,
+      `    databases: [${options.state.databases.join(', ')}]`,
+      '',
+    ].join('\n'),
+  );
+  // BENCH_EXPORTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the exporter under load.
+  const nodeArgs = [
+    ...(options.nodeArgs ?? []),
+    ...(process.env.BENCH_EXPORTER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+  ];
+  const child = spawn(process.execPath, [...nodeArgs, EXPORTER_MAIN, '--config', configFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    const address = await listeningAddress(child, () => stderr);
+    const url = `http://${address}`;
+    await waitReady(url, child);
+    return exporterHandle(child, url, cleanup);
+  } catch (error) {
+    child.kill('SIGKILL');
+    cleanup();
+    throw error;
+  }
+}
+
+async function listeningAddress(child: ChildProcess, stderr: () => string): Promise<string> {
+  const lines = createInterface({ input: child.stdout! });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`exporter exited with ${code}: ${stderr()}`))),
+  );
+  const found = (async () => {
+    for await (const line of lines) {
+      const entry = safeJson(line);
+      if (entry?.msg === 'listening' && typeof entry.address === 'string') return entry.address;
+    }
+    throw new Error('exporter closed stdout before listening');
+  })();
+  try {
+    return await Promise.race([found, exited]);
+  } finally {
+    // Keep draining stdout so the child never blocks on a full pipe.
+    child.stdout?.resume();
+  }
+}
+
+function safeJson(line: string): { msg?: unknown; address?: unknown } | undefined {
+  try {
+    return JSON.parse(line) as { msg?: unknown; address?: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exporter exited with ${child.exitCode}`);
+    const response = await fetch(`${url}/readyz`).catch(() => undefined);
+    await response?.arrayBuffer();
+    if (response?.status === 200) return;
+    await sleep(50);
+  }
+  throw new Error('exporter not ready within 120 s');
+}
+
+function exporterHandle(child: ChildProcess, url: string, cleanup: () => void): ExporterProcess {
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    memory: () => procMemory(pid),
+    async scrape(headers = {}) {
+      const response = await fetch(`${url}/metrics`, {
+        headers: { 'accept-encoding': 'identity', ...headers },
+      });
+      if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+      return Buffer.from(await response.arrayBuffer());
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      cleanup();
+    },
+  };
+}
+
+/** VmRSS and VmHWM of a process, in bytes. */
+export function procMemory(pid: number): { rssBytes: number; peakRssBytes: number } | undefined {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kb = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rssBytes: kb('VmRSS'), peakRssBytes: kb('VmHWM') };
+}

@@ -1,0 +1,118 @@
+import { DataSeries } from '../src/metrics/data-series.js';
+import { flowControlSamples, redisStatsSamples, urlGroupSamples } from '../src/metrics/samples.js';
+import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN, type Simulator } from '../src/demo/simulator.js';
+import { parseFlowControl } from '../src/upstash/flow-control.js';
+import { parseRedisStats } from '../src/upstash/redis-stats.js';
+import { parseUrlGroups } from '../src/upstash/url-groups.js';
+import { cpuMicrosPerCall } from './cpu.js';
+import type { State } from './states.js';
+
+/** The response bodies of every source of a state, as the exporter receives them. */
+export interface Bodies {
+  readonly flowControl: Buffer;
+  readonly urlGroups: Buffer;
+  readonly stats: readonly { readonly databaseId: string; readonly body: Buffer }[];
+}
+
+/** GETs every body of `state` from the simulator once. */
+export async function fetchBodies(simulator: Simulator, state: State): Promise<Bodies> {
+  const get = async (path: string, authorization: string): Promise<Buffer> => {
+    const response = await fetch(`${simulator.url}${path}`, { headers: { authorization } });
+    if (response.status !== 200) throw new Error(`simulator answered ${response.status} for ${path}`);
+    return Buffer.from(await response.arrayBuffer());
+  };
+  const bearer = `Bearer ${DEMO_QSTASH_TOKEN}`;
+  const basic = `Basic ${Buffer.from(`${DEMO_EMAIL}:${DEMO_API_KEY}`).toString('base64')}`;
+  const stats = [];
+  for (const databaseId of state.databases) {
+    stats.push({ databaseId, body: await get(`/v2/redis/stats/${databaseId}`, basic) });
+  }
+  return {
+    flowControl: await get('/v2/flowControl/', bearer),
+    urlGroups: await get('/v2/topics', bearer),
+    stats,
+  };
+}
+
+const ACCOUNT = 'bench';
+const LIMIT = 1_000_000;
+
+/** bytes → exported sample lines, exactly as a poll does it (decode, JSON.parse, validate, map, render). */
+export const ingest = {
+  flowControl(series: DataSeries, body: Buffer): number {
+    const samples = flowControlSamples(ACCOUNT, parseFlowControl(JSON.parse(body.toString('utf8'))), LIMIT);
+    series.replace('flow_control', samples);
+    return samples.length;
+  },
+  urlGroups(series: DataSeries, body: Buffer): number {
+    const samples = urlGroupSamples(ACCOUNT, parseUrlGroups(JSON.parse(body.toString('utf8'))), LIMIT);
+    series.replace('url_groups', samples);
+    return samples.length;
+  },
+  stats(series: DataSeries, databaseId: string, body: Buffer): number {
+    const stats = parseRedisStats(JSON.parse(body.toString('utf8')));
+    const samples = redisStatsSamples(ACCOUNT, databaseId, stats);
+    series.replace(`redis_stats/${databaseId}`, samples);
+    return samples.length;
+  },
+};
+
+/** Ingest CPU of one body against a bare `JSON.parse` of the same bytes. */
+export interface IngestFigure {
+  readonly label: string;
+  readonly bytes: number;
+  readonly series: number;
+  readonly jsonParseMicros: number;
+  readonly ingestMicros: number;
+}
+
+/** The ingest figures of one state's bodies: one stats payload, the flow-control body, the whole state. */
+export function measureIngest(
+  state: State,
+  bodies: Bodies,
+  options: { budgetMs: number; rounds: number },
+): { statsPayload: IngestFigure; flowControl: IngestFigure; urlGroups: IngestFigure; whole: IngestFigure } {
+  const series = new DataSeries();
+  const first = bodies.stats[0]!;
+  const one = (label: string, body: Buffer, run: () => number): IngestFigure => {
+    const count = run();
+    const [jsonParseMicros = NaN, ingestMicros = NaN] = cpuMicrosPerCall(
+      [() => JSON.parse(body.toString('utf8')) as unknown, run],
+      options,
+    );
+    return { label, bytes: body.length, series: count, jsonParseMicros, ingestMicros };
+  };
+  const all = [bodies.flowControl, bodies.urlGroups, ...bodies.stats.map((s) => s.body)];
+  const wholeRun = (): number =>
+    ingest.flowControl(series, bodies.flowControl) +
+    ingest.urlGroups(series, bodies.urlGroups) +
+    bodies.stats.reduce((n, s) => n + ingest.stats(series, s.databaseId, s.body), 0);
+  const wholeCount = wholeRun();
+  const [wholeParse = NaN, wholeIngest = NaN] = cpuMicrosPerCall(
+    [
+      () => {
+        for (const body of all) JSON.parse(body.toString('utf8'));
+      },
+      wholeRun,
+    ],
+    options,
+  );
+  return {
+    statsPayload: one(`stats payload (${first.body.length} B)`, first.body, () =>
+      ingest.stats(series, first.databaseId, first.body),
+    ),
+    flowControl: one(`flow control, ${state.flowControlKeys} keys`, bodies.flowControl, () =>
+      ingest.flowControl(series, bodies.flowControl),
+    ),
+    urlGroups: one(`URL groups, ${state.urlGroups} groups`, bodies.urlGroups, () =>
+      ingest.urlGroups(series, bodies.urlGroups),
+    ),
+    whole: {
+      label: `whole state ${state.label}`,
+      bytes: all.reduce((n, b) => n + b.length, 0),
+      series: wholeCount,
+      jsonParseMicros: wholeParse,
+      ingestMicros: wholeIngest,
+    },
+  };
+}

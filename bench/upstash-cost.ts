@@ -1,0 +1,102 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ROUTES, startSimulator } from '../src/demo/simulator.js';
+import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from '../src/demo/simulator.js';
+import { UpstashClient } from '../src/upstash/client.js';
+import { fetchFlowControl } from '../src/upstash/flow-control.js';
+import { fetchRedisStats } from '../src/upstash/redis-stats.js';
+import { fetchUrlGroups } from '../src/upstash/url-groups.js';
+import { startExporter } from './exporter-process.js';
+import { simulatorOptions, sourceCount, type State } from './states.js';
+
+/** What polling costs Upstash. */
+export interface CostFigures {
+  readonly sources: number;
+  /** The exporter process, polling every second; `cycles` is polls per source. */
+  readonly exporter: {
+    cycles: number;
+    polls: number;
+    skipped: number;
+    requests: number;
+    connectionsOpened: number;
+    poolSize: number;
+  };
+  /** The same client and fetch functions in-process, driven through many cycles back to back. */
+  readonly client: { cycles: number; requests: number; connectionsOpened: number; poolSize: number };
+}
+
+const POOL_SIZE = 4; // http.concurrency's default, which is also the keep-alive pool per origin
+
+/** Counts Upstash requests per poll cycle and the TCP connections they needed. */
+export async function measureUpstashCost(
+  state: State,
+  options: { exporterSeconds: number; clientCycles: number },
+): Promise<CostFigures> {
+  return {
+    sources: sourceCount(state),
+    exporter: await exporterCycles(state, options.exporterSeconds),
+    client: await clientCycles(state, options.clientCycles),
+  };
+}
+
+async function exporterCycles(state: State, seconds: number): Promise<CostFigures['exporter']> {
+  const simulator = await startSimulator(simulatorOptions(state));
+  const exporter = await startExporter({ simulatorUrl: simulator.url, state, interval: '1s' });
+  try {
+    await sleep(seconds * 1000);
+    // Read between two ticks (polls of this state take a few ms), so no cycle is half-counted.
+    await sleep(1000 - (Date.now() % 1000) + 500);
+    const metrics = (await exporter.scrape()).toString('utf8');
+    const requests = ROUTES.reduce((n, route) => n + simulator.requests(route), 0);
+    const polls = sumOf(metrics, 'upstash_exporter_polls_total');
+    const skipped = sumOf(metrics, 'upstash_exporter_polls_skipped_total');
+    const cycles = polls / sourceCount(state);
+    return {
+      cycles,
+      polls,
+      skipped,
+      requests,
+      connectionsOpened: simulator.connectionsOpened,
+      poolSize: POOL_SIZE,
+    };
+  } finally {
+    await exporter.stop();
+    await simulator.stop();
+  }
+}
+
+async function clientCycles(state: State, cycles: number): Promise<CostFigures['client']> {
+  const simulator = await startSimulator(simulatorOptions(state));
+  const client = new UpstashClient({
+    timeoutMs: 10_000,
+    retries: 2,
+    concurrency: POOL_SIZE,
+    userAgent: 'upstash-exporter-bench',
+  });
+  const qstash = { baseUrl: simulator.url, authorization: `Bearer ${DEMO_QSTASH_TOKEN}` };
+  const management = `Basic ${Buffer.from(`${DEMO_EMAIL}:${DEMO_API_KEY}`).toString('base64')}`;
+  try {
+    for (let cycle = 0; cycle < cycles; cycle++) {
+      await Promise.all([
+        fetchFlowControl(client, qstash),
+        fetchUrlGroups(client, qstash),
+        ...state.databases.map((databaseId) =>
+          fetchRedisStats(client, { baseUrl: simulator.url, authorization: management, databaseId }),
+        ),
+      ]);
+    }
+    const requests = ROUTES.reduce((n, route) => n + simulator.requests(route), 0);
+    return { cycles, requests, connectionsOpened: simulator.connectionsOpened, poolSize: POOL_SIZE };
+  } finally {
+    await client.close();
+    await simulator.stop();
+  }
+}
+
+/** The sum of every sample of a metric in an exposition. */
+function sumOf(exposition: string, name: string): number {
+  let total = 0;
+  for (const match of exposition.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) {
+    total += Number(match[1]);
+  }
+  return total;
+}

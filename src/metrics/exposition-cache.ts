@@ -1,0 +1,178 @@
+import { promisify } from 'node:util';
+import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib';
+import type { Registry } from 'prom-client';
+import type { DataSeries } from './data-series.js';
+import type { Format } from './exposition.js';
+import { renderRegistry, type SelfMetrics } from './self-metrics.js';
+
+const deflateRaw = promisify(deflateRawCallback);
+
+/** How a /metrics body is sent. */
+export type Encoding = 'identity' | 'gzip';
+
+/** One run of /metrics that changes on its own schedule. */
+export interface Section {
+  /** Changes whenever the rendered text would; an unchanged version promises unchanged text. */
+  version(): number | string;
+  render(format: Format): string | Promise<string>;
+}
+
+interface Piece {
+  readonly version: number | string;
+  readonly bytes: Buffer;
+  /** Raw deflate ending in a sync flush (byte-aligned, not final), made on the first gzip scrape. */
+  deflated: Promise<Buffer> | undefined;
+  /** CRC-32 of this piece's bytes continuing from `crcPrefix` (the pieces before it). */
+  crcPrefix: number;
+  crc: number;
+}
+
+interface Body {
+  readonly versions: readonly (number | string)[];
+  readonly chunks: Promise<readonly Buffer[]>;
+}
+
+// A deflate block with BFINAL set, fixed Huffman codes and nothing in it: ends the stream.
+const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00]);
+// ID1 ID2, CM = deflate, no flags, no mtime, no extra flags, OS = unknown (as zlib writes it).
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
+
+/** Process and Node.js metrics (CPU, memory, event loop lag…) are read at most this long ago. */
+export const SELF_METRICS_MAX_AGE_MS = 1000;
+
+/**
+ * The /metrics cache of an exporter: the data series (re-rendered when a poll changed them), then
+ * our own metrics: health counters, build info, process and Node.js metrics (re-rendered at once
+ * when a poll or request is recorded, so `upstash_up` never lags the series it speaks for, and
+ * otherwise at most {@link SELF_METRICS_MAX_AGE_MS} old), then OpenMetrics' `# EOF`.
+ */
+export function createMetricsCache(
+  series: DataSeries,
+  metrics: SelfMetrics,
+  registry: Registry,
+): ExpositionCache {
+  return new ExpositionCache([
+    { version: () => series.version, render: (format) => series.render(format) },
+    {
+      // Counters changed outside SelfMetrics (label truncation, a reload forgetting a source) change
+      // along with the series, or else show within the second.
+      version: () =>
+        `${metrics.version}/${series.version}@${Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS)}`,
+      render: async (format) => renderRegistry(registry, format),
+    },
+    { version: () => 0, render: (format) => (format === 'openmetrics' ? '# EOF\n' : '') },
+  ]);
+}
+
+/**
+ * The one cache behind /metrics. Scrapes outnumber polls by orders of magnitude (several Prometheus
+ * servers, every few seconds) and a large account's data section runs to megabytes, so a scrape must
+ * not re-render or re-compress what has not changed:
+ *
+ * - the body is a list of sections (the data series, our own metrics, `# EOF`), each with a
+ *   version; a section is rendered, encoded to bytes and (on the first gzip scrape)
+ *   deflated once per version and format, never per scrape;
+ * - the body, plain or gzip, is the list of those cached pieces (never copied into one buffer: a
+ *   megabyte copied every second is garbage that lingers outside the JS heap), kept per format and
+ *   encoding until some section's version moves, so a scrape in between costs what a static file
+ *   server's answer costs;
+ * - gzip bodies are stitched: every section is raw-deflated on its own ending in a sync flush, which
+ *   leaves the stream byte-aligned and open, so the pieces can follow each other inside one gzip
+ *   member; an empty final block, the CRC-32 (chained across pieces) and the length close it. One
+ *   member, not concatenated members, so every decoder takes it, curl's included.
+ *
+ * Freshness is the sections' business: a section whose values move all the time (process metrics)
+ * makes its version from the clock, so it is at most that old.
+ */
+export class ExpositionCache {
+  readonly #sections: readonly Section[];
+  readonly #pieces = new Map<string, Promise<Piece>>();
+  readonly #bodies = new Map<string, Body>();
+
+  constructor(sections: readonly Section[]) {
+    this.#sections = sections;
+  }
+
+  /** The whole /metrics body in `format`, encoded as asked: chunks to be sent back to back. */
+  async body(format: Format, encoding: Encoding): Promise<readonly Buffer[]> {
+    const versions = this.#sections.map((section) => section.version());
+    const key = `${format}/${encoding}`;
+    const cached = this.#bodies.get(key);
+    if (cached !== undefined && sameVersions(cached.versions, versions)) return cached.chunks;
+    // Concurrent scrapes of a stale body share one build.
+    const chunks = this.#build(format, encoding, versions);
+    const body = { versions, chunks };
+    this.#bodies.set(key, body);
+    try {
+      return await chunks;
+    } catch (error) {
+      if (this.#bodies.get(key) === body) this.#bodies.delete(key);
+      throw error;
+    }
+  }
+
+  async #build(
+    format: Format,
+    encoding: Encoding,
+    versions: readonly (number | string)[],
+  ): Promise<readonly Buffer[]> {
+    const pieces = await Promise.all(
+      this.#sections.map(async (section, index) => this.#piece(index, section, format, versions[index] ?? 0)),
+    );
+    if (encoding === 'identity')
+      return pieces.map((piece) => piece.bytes).filter((bytes) => bytes.length > 0);
+    const deflated = await Promise.all(
+      pieces.map(async (piece) => (piece.deflated ??= deflateOpen(piece.bytes))),
+    );
+    let crc = 0;
+    let length = 0;
+    for (const piece of pieces) {
+      if (piece.crcPrefix !== crc) {
+        piece.crcPrefix = crc;
+        piece.crc = crc32After(piece.bytes, crc);
+      }
+      crc = piece.crc;
+      length += piece.bytes.length;
+    }
+    const trailer = Buffer.alloc(8);
+    trailer.writeUInt32LE(crc >>> 0, 0);
+    trailer.writeUInt32LE(length % 2 ** 32, 4);
+    return [GZIP_HEADER, ...deflated, FINAL_EMPTY_BLOCK, trailer];
+  }
+
+  async #piece(index: number, section: Section, format: Format, version: number | string): Promise<Piece> {
+    const key = `${index}/${format}`;
+    const cached = this.#pieces.get(key);
+    if (cached !== undefined) {
+      const piece = await cached;
+      if (piece.version === version) return piece;
+    }
+    const rendering = (async (): Promise<Piece> => {
+      const bytes = Buffer.from(await section.render(format), 'utf8');
+      return { version, bytes, deflated: undefined, crcPrefix: 0, crc: crc32After(bytes, 0) };
+    })();
+    this.#pieces.set(key, rendering);
+    try {
+      return await rendering;
+    } catch (error) {
+      if (this.#pieces.get(key) === rendering) this.#pieces.delete(key);
+      throw error;
+    }
+  }
+}
+
+/** Raw deflate that leaves the stream open and byte-aligned, so more deflate data may follow. */
+async function deflateOpen(bytes: Buffer): Promise<Buffer> {
+  return deflateRaw(bytes, { finishFlush: constants.Z_SYNC_FLUSH });
+}
+
+/** CRC-32 of `bytes` continuing from `prefix`, the CRC of what came before them. */
+function crc32After(bytes: Buffer, prefix: number): number {
+  // Node's crc32 answers 0 for an empty buffer backed by no memory (`Buffer.from('')`), whatever the
+  // starting value; the CRC of nothing more is the starting value.
+  return bytes.length === 0 ? prefix : crc32(bytes, prefix);
+}
+
+function sameVersions(a: readonly (number | string)[], b: readonly (number | string)[]): boolean {
+  return a.length === b.length && a.every((version, index) => version === b[index]);
+}

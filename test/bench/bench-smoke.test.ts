@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { QUICK_PLAN, runBenchmarks } from '../../bench/benchmarks.js';
+import { renderReport } from '../../bench/report.js';
+
+// `npm run bench` in miniature (a tiny state, about a second per phase), so the benchmark cannot rot.
+// It runs the built exporter (dist/, which `npm test` builds first). No timing is asserted: only that
+// every phase ran, measured something, and that the exporter answered every scrape.
+describe('benchmark smoke run', () => {
+  it('runs every phase and renders the report', async () => {
+    const results = await runBenchmarks(QUICK_PLAN);
+    for (const scrape of results.large.scrapes) {
+      expect(scrape.exporter.failures + scrape.bare.failures).toBe(0);
+      expect(scrape.exporter.requests).toBeGreaterThan(0);
+      expect(scrape.bare.requests).toBeGreaterThan(0);
+    }
+    for (const figure of Object.values(results.ingest)) {
+      expect(figure.jsonParseMicros).toBeGreaterThan(0);
+      expect(figure.ingestMicros).toBeGreaterThan(0);
+    }
+    expect(results.large.memory[0]?.rssAfterLoadBytes).toBeGreaterThan(0);
+    expect(results.scaling).toHaveLength(QUICK_PLAN.scales.length);
+    // Upstash cost is not timing: one request per poll, and no more connections than the pool.
+    expect(results.cost.exporter.requests).toBe(results.cost.exporter.polls);
+    expect(results.cost.client.requests).toBe(results.cost.client.cycles * results.cost.sources);
+    expect(results.cost.client.connectionsOpened).toBeLessThanOrEqual(results.cost.client.poolSize);
+    expect(renderReport(results)).toContain('### 5. Upstash cost');
+  }, 180_000);
+});

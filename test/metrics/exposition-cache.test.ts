@@ -1,0 +1,170 @@
+import { spawnSync } from 'node:child_process';
+import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { DataSeries } from '../../src/metrics/data-series.js';
+import {
+  createMetricsCache,
+  ExpositionCache,
+  type Encoding,
+  type Section,
+} from '../../src/metrics/exposition-cache.js';
+import { flowControlSamples } from '../../src/metrics/samples.js';
+import { createSelfMetrics, renderRegistry } from '../../src/metrics/self-metrics.js';
+import type { Format } from '../../src/metrics/exposition.js';
+
+/** A section whose text and version the test sets, counting its renders. */
+function section(text: string | ((format: Format) => string)) {
+  const state = { text, version: 0, renders: 0 };
+  const s: Section & { state: typeof state } = {
+    state,
+    version: () => state.version,
+    render: (format) => {
+      state.renders++;
+      return typeof state.text === 'string' ? state.text : state.text(format);
+    },
+  };
+  return s;
+}
+
+/** The body as one buffer (the cache hands out chunks to be written back to back). */
+async function bodyOf(cache: ExpositionCache, format: Format, encoding: Encoding): Promise<Buffer> {
+  return Buffer.concat(await cache.body(format, encoding));
+}
+
+/** Checks that `body` is a single gzip member of `plain`, as a strict reader would. */
+function expectOneGzipMember(body: Buffer, plain: string): void {
+  expect(body.subarray(0, 3)).toEqual(Buffer.from([0x1f, 0x8b, 0x08]));
+  const expected = Buffer.from(plain, 'utf8');
+  // The deflate stream between header and trailer holds everything, and ends with the final block.
+  // (Buffer.equals: vitest's deep equality walks large buffers byte by byte, slowly.)
+  expect(inflateRawSync(body.subarray(10, body.length - 8)).equals(expected)).toBe(true);
+  expect(body.readUInt32LE(body.length - 8)).toBe(crc32(expected));
+  expect(body.readUInt32LE(body.length - 4)).toBe(expected.length);
+  expect(gunzipSync(body).equals(expected)).toBe(true);
+}
+
+// Deterministic pseudo-random text with multi-byte characters, in sizes around deflate's window.
+function randomText(seed: number, length: number): string {
+  const alphabet = Array.from('abc xyz_{}="\\\n0123456789é€😀');
+  let out = '';
+  let h = seed;
+  for (let i = 0; i < length; i++) {
+    h = (Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    out += alphabet[h % alphabet.length] ?? '';
+  }
+  return out;
+}
+
+describe('ExpositionCache', () => {
+  it('answers the sections back to back, plain or as one gzip member', async () => {
+    const cache = new ExpositionCache([section('a 1\n'), section((f) => `b ${f}\n`), section('')]);
+    expect((await bodyOf(cache, 'text', 'identity')).toString()).toBe('a 1\nb text\n');
+    expect((await bodyOf(cache, 'openmetrics', 'identity')).toString()).toBe('a 1\nb openmetrics\n');
+    expectOneGzipMember(await bodyOf(cache, 'text', 'gzip'), 'a 1\nb text\n');
+  });
+
+  it('stitches gzip correctly for empty, small, large and multi-byte sections', async () => {
+    for (const sizes of [[0], [0, 0, 0], [1, 0, 70_000], [100_000, 5, 0], [33_000, 33_000, 33_000]]) {
+      const texts = sizes.map((size, i) => randomText(size * 7 + i, size));
+      const cache = new ExpositionCache(texts.map((text) => section(text)));
+      expectOneGzipMember(await bodyOf(cache, 'text', 'gzip'), texts.join(''));
+    }
+  });
+
+  it('renders a section once per version and format, however many scrapes', async () => {
+    const data = section('data 1\n');
+    const self = section('self 1\n');
+    const cache = new ExpositionCache([data, self]);
+    for (let i = 0; i < 5; i++) {
+      await cache.body('text', 'identity');
+      await cache.body('text', 'gzip');
+    }
+    expect([data.state.renders, self.state.renders]).toEqual([1, 1]);
+
+    self.state.text = 'self 2\n';
+    self.state.version++;
+    expect((await bodyOf(cache, 'text', 'identity')).toString()).toBe('data 1\nself 2\n');
+    expectOneGzipMember(await bodyOf(cache, 'text', 'gzip'), 'data 1\nself 2\n');
+    expect([data.state.renders, self.state.renders]).toEqual([1, 2]);
+
+    data.state.text = 'data 2\n';
+    data.state.version++;
+    // The CRC of a later section is chained from the earlier ones: it must follow their change.
+    expectOneGzipMember(await bodyOf(cache, 'text', 'gzip'), 'data 2\nself 2\n');
+    await cache.body('openmetrics', 'identity');
+    expect([data.state.renders, self.state.renders]).toEqual([3, 3]);
+  });
+
+  it('shares one build between concurrent scrapes', async () => {
+    const slow: Section & { renders: number } = {
+      renders: 0,
+      version: () => 1,
+      render: async () => {
+        slow.renders++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return 'x 1\n';
+      },
+    };
+    const cache = new ExpositionCache([slow]);
+    const bodies = await Promise.all(Array.from({ length: 10 }, async () => cache.body('text', 'identity')));
+    expect(new Set(bodies).size).toBe(1);
+    expect(slow.renders).toBe(1);
+  });
+
+  it('does not keep a failed render', async () => {
+    let fail = true;
+    const flaky: Section = {
+      version: () => 1,
+      render: () => {
+        if (fail) throw new Error('boom');
+        return 'ok 1\n';
+      },
+    };
+    const cache = new ExpositionCache([flaky]);
+    await expect(cache.body('text', 'identity')).rejects.toThrow('boom');
+    fail = false;
+    expect((await bodyOf(cache, 'text', 'identity')).toString()).toBe('ok 1\n');
+  });
+
+  it.runIf(spawnSync('gzip', ['--version']).status === 0)('is read by gzip(1) as one member', async () => {
+    const texts = [randomText(3, 60_000), randomText(4, 40_000)];
+    const cache = new ExpositionCache(texts.map((text) => section(text)));
+    const body = await bodyOf(cache, 'text', 'gzip');
+    const out = spawnSync('gzip', ['-dc'], { input: body, maxBuffer: 1 << 24 });
+    expect(out.status).toBe(0);
+    expect(out.stdout.toString('utf8')).toBe(texts.join(''));
+  });
+
+  it('serves what rendering everything per scrape served, byte for byte but for process values', async () => {
+    const registry = new Registry();
+    const metrics = createSelfMetrics(registry, { version: 'test' });
+    const series = new DataSeries();
+    const labels = { source: 'flow_control', account: 'eu', database_id: '' };
+    metrics.declareSource(labels);
+    metrics.pollStarted(labels);
+    series.replace('flow_control/eu', flowControlSamples('eu', [{ key: 'k "1"', waitListSize: 3 }], 10));
+    metrics.pollSucceeded(labels, 0.5, 1_700_000_000);
+    const cache = createMetricsCache(series, metrics, registry);
+    // Process and Node.js values move between two renders; names, labels and order must not.
+    const shape = (text: string): string => text.replace(/^((?:process|nodejs)_\S*) .*$/gm, '$1 <value>');
+    for (const format of ['text', 'openmetrics'] as const) {
+      const before = `${series.render(format)}${await renderRegistry(registry, format)}${format === 'openmetrics' ? '# EOF\n' : ''}`;
+      const now = (await bodyOf(cache, format, 'identity')).toString('utf8');
+      expect(shape(now)).toBe(shape(before));
+      expect(shape(gunzipSync(await bodyOf(cache, format, 'gzip')).toString('utf8'))).toBe(shape(before));
+    }
+  });
+
+  it('shows a recorded poll at once, without waiting for the self-metrics refresh', async () => {
+    const registry = new Registry();
+    const metrics = createSelfMetrics(registry, { version: 'test' });
+    const cache = createMetricsCache(new DataSeries(), metrics, registry);
+    const labels = { source: 'url_groups', account: 'eu', database_id: '' };
+    expect((await bodyOf(cache, 'text', 'identity')).toString()).not.toContain('upstash_up{');
+    metrics.pollSucceeded(labels, 0.1, 1_700_000_000);
+    expect((await bodyOf(cache, 'text', 'identity')).toString()).toContain(
+      'upstash_up{source="url_groups",account="eu",database_id=""} 1',
+    );
+  });
+});
