@@ -4,15 +4,20 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Config, ManagementAccount, QstashAccount } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
+import { createMetricsCache, type Encoding } from './metrics/exposition-cache.js';
 import type { Format } from './metrics/exposition.js';
 import { flowControlSamples, redisStatsSamples, urlGroupSamples } from './metrics/samples.js';
-import { createSelfMetrics, renderRegistry } from './metrics/self-metrics.js';
-import { Poller, type PollJob, type PollSource } from './poller.js';
-import { createHttpServer, listen } from './server.js';
+import { createLabelLimiter, type LabelLimiter } from './metrics/label-limit.js';
+import { createSelfMetrics, type SelfMetrics, type SourceLabels } from './metrics/self-metrics.js';
+import { Poller, STALE_AFTER_INTERVALS, type PollJob, type PollSource } from './poller.js';
+import { createHandler, listen } from './server.js';
 import { UpstashClient } from './upstash/client.js';
 import { fetchFlowControl } from './upstash/flow-control.js';
 import { fetchRedisStats } from './upstash/redis-stats.js';
+import { FAILURE_REASONS } from './upstash/errors.js';
 import { fetchUrlGroups } from './upstash/url-groups.js';
+import { createWebServer } from './web/web-server.js';
+import { WebSettings } from './web/web-settings.js';
 
 /** What the composition root needs besides the configuration. */
 export interface AppOptions {
@@ -26,6 +31,11 @@ export interface App {
   start(): Promise<AddressInfo>;
   /** Stops polling (aborting polls in flight) and closes the server and the Upstash sockets. */
   stop(): Promise<void>;
+  /**
+   * Applies a new, already validated configuration (SIGHUP): sources, credentials, intervals, HTTP
+   * settings, limits and log level, and re-reads the web config file. The listen address is kept.
+   */
+  reload(next: Config): Promise<void>;
 }
 
 /** Builds everything from a Config; nothing runs until `start()`. */
@@ -34,38 +44,39 @@ export function createApp(config: Config, options: AppOptions): App {
   const registry = new Registry();
   const metrics = createSelfMetrics(registry, { version });
   const series = new DataSeries();
-  const client = new UpstashClient({
-    ...config.http,
-    userAgent: `upstash-exporter/${version} (node ${process.version})`,
-    onRequest: (api, code) => metrics.apiRequest(api, code),
-  });
-  const jobs = [
-    ...config.qstash.map((account) => qstashJob(account, client, config)),
-    ...config.management.map((account) => managementJob(account, client)),
-  ];
-  const poller = new Poller({ jobs, series, metrics, logger });
+  const limiter = createLabelLimiter(registry);
+  let running = config;
+  let { client, poller, sources } = buildPolling(config, { version, metrics, series, logger, limiter });
+  let web: WebSettings | undefined;
+  // After a reload the new poller starts from `pending`; the exporter stays ready meanwhile.
+  let wasReady = false;
+  const staleTimers = new Set<NodeJS.Timeout>();
 
-  const exposition = async (format: Format): Promise<string> => {
-    const own = await renderRegistry(registry, format);
-    return `${series.render(format)}${own}${format === 'openmetrics' ? '# EOF\n' : ''}`;
-  };
+  // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
+  const scrapeCache = createMetricsCache(series, metrics, registry);
+  const exposition = async (format: Format, encoding: Encoding): Promise<readonly Buffer[]> =>
+    scrapeCache.body(format, encoding);
   let server: Server | undefined;
 
   return {
     async start() {
-      server = createHttpServer({
+      web = new WebSettings(config.webConfigFile, logger);
+      const handler = createHandler({
         exposition,
-        ready: () => poller.ready,
+        ready: () => wasReady || poller.ready,
         sources: () => poller.status(),
         version,
         logger,
       });
+      server = createWebServer(web, handler, logger);
+      warnPlainHttp(config, logger);
       const address = await listen(server, config.listenAddress);
       logger.info({ address: `${address.address}:${address.port}`, version }, 'listening');
       poller.start();
       return address;
     },
     async stop() {
+      for (const timer of staleTimers) clearTimeout(timer);
       await poller.stop();
       if (server !== undefined) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
@@ -74,7 +85,126 @@ export function createApp(config: Config, options: AppOptions): App {
       }
       await client.close();
     },
+    async reload(next) {
+      web?.reload();
+      logger.level = next.logLevel;
+      if (next.listenAddress !== running.listenAddress) {
+        logger.warn(
+          { running: running.listenAddress, configured: next.listenAddress },
+          'listen address changes need a restart; keeping the running one',
+        );
+      }
+      warnPlainHttp(next, logger);
+      const before = poller.status();
+      const built = buildPolling(next, { version, metrics, series, logger, limiter });
+      wasReady ||= poller.ready;
+      await poller.stop();
+      await client.close();
+      // Sources gone from the configuration take their series and health metrics with them.
+      const kept = new Set(built.sources.map((source) => source.id));
+      sources.forEach((source, index) => {
+        if (kept.has(source.id)) {
+          // The new poller knows nothing of the last success: keep the staleness promise made for it.
+          const lastSuccessAt = before[index]?.lastSuccessAt;
+          const job = built.intervals.get(source.id) ?? 0;
+          if (lastSuccessAt !== undefined && series.has(source.id)) {
+            const timer = setTimeout(
+              () => {
+                staleTimers.delete(timer);
+                const now = built.poller.status().find((s) => sameSource(s.labels, source.labels));
+                if (now?.lastSuccessAt === undefined) series.drop(source.id);
+              },
+              Math.max(0, lastSuccessAt + STALE_AFTER_INTERVALS * job - Date.now()),
+            );
+            timer.unref();
+            staleTimers.add(timer);
+          }
+        } else {
+          series.drop(source.id);
+          forgetSource(registry, source.labels);
+        }
+      });
+      ({ client, poller, sources } = built);
+      running = { ...next, listenAddress: running.listenAddress, webConfigFile: running.webConfigFile };
+      poller.start();
+      logger.info({ sources: sources.length }, 'configuration reloaded');
+    },
   };
+}
+
+interface PollingParts {
+  readonly version: string;
+  readonly metrics: SelfMetrics;
+  readonly series: DataSeries;
+  readonly logger: Logger;
+  readonly limiter: LabelLimiter;
+}
+
+/** The client, sources and poller of one configuration. */
+function buildPolling(config: Config, parts: PollingParts) {
+  const { version, metrics, series, logger, limiter } = parts;
+  const client = new UpstashClient({
+    ...config.http,
+    userAgent: `upstash-exporter/${version} (node ${process.version})`,
+    onRequest: (api, code) => metrics.apiRequest(api, code),
+  });
+  const jobs = [
+    ...config.qstash.map((account) => qstashJob(account, client, config)),
+    ...config.management.map((account) => managementJob(account, client)),
+  ].map((job) => ({ ...job, sources: job.sources.map((source) => limitLabels(source, limiter)) }));
+  const sources = jobs.flatMap((job) => job.sources);
+  const intervals = new Map(jobs.flatMap((job) => job.sources.map((s) => [s.id, job.intervalMs] as const)));
+  const poller = new Poller({ jobs, series, metrics, logger });
+  return { client, poller, sources, intervals };
+}
+
+/** Caps the label values a source produces (length, well-formed UTF-16), counting what was cut. */
+function limitLabels(source: PollSource, limiter: LabelLimiter): PollSource {
+  return {
+    ...source,
+    poll: async (context) => limiter.limit(source.labels, await source.poll(context)),
+  };
+}
+
+function sameSource(a: SourceLabels, b: SourceLabels): boolean {
+  return a.source === b.source && a.account === b.account && a.database_id === b.database_id;
+}
+
+/** Removes a source's health series (it is no longer configured, so `upstash_up` must not linger). */
+function forgetSource(registry: Registry, labels: SourceLabels): void {
+  const names = [
+    'upstash_up',
+    'upstash_exporter_last_success_timestamp_seconds',
+    'upstash_exporter_poll_duration_seconds',
+    'upstash_exporter_polls_total',
+    'upstash_exporter_polls_skipped_total',
+    'upstash_exporter_label_values_truncated_total',
+  ];
+  for (const name of names) registry.getSingleMetric(name)?.remove({ ...labels });
+  const failures = registry.getSingleMetric('upstash_exporter_poll_failures_total');
+  for (const reason of FAILURE_REASONS) failures?.remove({ ...labels, reason });
+}
+
+/** Warns when a credential would cross the network unencrypted. */
+function warnPlainHttp(config: Config, logger: Logger): void {
+  const accounts = [
+    ...config.qstash.map((a) => ({ kind: 'qstash', name: a.name, url: a.url })),
+    ...config.management.map((a) => ({ kind: 'management', name: a.name, url: a.url })),
+  ];
+  for (const { kind, name, url } of accounts) {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
+      logger.warn(
+        { [kind]: name, host: parsed.host },
+        'credentials will be sent over plain http to a non-loopback host; use https',
+      );
+    }
+  }
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host.startsWith('127.');
 }
 
 function qstashJob(account: QstashAccount, client: UpstashClient, config: Config): PollJob {

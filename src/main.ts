@@ -9,6 +9,7 @@ import { demoConfig } from './demo/demo-config.js';
 import { startSimulator, type Simulator } from './demo/simulator.js';
 import { createLogger } from './logger.js';
 import { readVersion } from './version.js';
+import { readWebFiles } from './web/web-settings.js';
 
 const USAGE = `Usage: upstash-exporter [flags]
 
@@ -81,6 +82,8 @@ async function main(argv: string[]): Promise<number> {
         flags.config ?? (env.UPSTASH_EXPORTER_CONFIG === '' ? undefined : env.UPSTASH_EXPORTER_CONFIG);
       config = loadConfig({ configFile, env, flags: overrides });
     }
+    // Checked here so that a bad web config is a configuration error (exit 2), like the rest.
+    if (config.webConfigFile !== undefined) readWebFiles(config.webConfigFile);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     for (const problem of error.problems)
@@ -110,6 +113,40 @@ async function main(argv: string[]): Promise<number> {
     await simulator?.stop();
     return EXIT_FATAL;
   }
+
+  // SIGHUP: re-read the configuration, secrets and web config; a configuration that does not
+  // validate is reported and the running one kept. Reloads run one after the other.
+  let reloading = Promise.resolve();
+  process.on('SIGHUP', () => {
+    reloading = reloading
+      .then(async () => {
+        logger.info('SIGHUP: reloading the configuration');
+        let next: Config;
+        try {
+          next =
+            simulator === undefined
+              ? loadConfig({
+                  configFile:
+                    flags.config ??
+                    (env.UPSTASH_EXPORTER_CONFIG === '' ? undefined : env.UPSTASH_EXPORTER_CONFIG),
+                  env: process.env,
+                  flags: overrides,
+                })
+              : config;
+        } catch (error) {
+          if (!(error instanceof ConfigError)) throw error;
+          logger.error(
+            { problems: error.problems.map(formatProblem) },
+            'configuration invalid; keeping the running one',
+          );
+          return;
+        }
+        await app.reload(next);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error instanceof Error ? error.message : String(error) }, 'reload failed');
+      });
+  });
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));

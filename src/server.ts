@@ -1,11 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
 import type { Logger } from 'pino';
+import type { Encoding } from './metrics/exposition-cache.js';
 import { CONTENT_TYPES, type Format } from './metrics/exposition.js';
-
-const gzip = promisify(gzipCallback);
 
 /** A row of the landing page's source table. */
 export interface SourceRow {
@@ -18,7 +15,8 @@ export interface SourceRow {
 
 /** What the HTTP server serves; it never reaches Upstash itself. */
 export interface ServerOptions {
-  readonly exposition: (format: Format) => Promise<string>;
+  /** The /metrics body, already encoded (cached bytes: a scrape must not render or compress). */
+  readonly exposition: (format: Format, encoding: Encoding) => Promise<readonly Buffer[]>;
   readonly ready: () => boolean;
   readonly sources: () => readonly SourceRow[];
   readonly version: string;
@@ -55,14 +53,11 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
   switch (path) {
     case '/metrics': {
       const format = negotiateFormat(req.headers.accept);
-      const body = await options.exposition(format);
+      const encoding = acceptsGzip(req.headers['accept-encoding']) ? 'gzip' : 'identity';
+      const chunks = await options.exposition(format, encoding);
       res.setHeader('vary', 'Accept, Accept-Encoding');
-      if (acceptsGzip(req.headers['accept-encoding'])) {
-        res.setHeader('content-encoding', 'gzip');
-        send(req, res, 200, CONTENT_TYPES[format], await gzip(body));
-      } else {
-        send(req, res, 200, CONTENT_TYPES[format], body);
-      }
+      if (encoding === 'gzip') res.setHeader('content-encoding', 'gzip');
+      sendChunks(req, res, CONTENT_TYPES[format], chunks);
       return;
     }
     case '/healthz':
@@ -95,6 +90,27 @@ function send(
   res.setHeader('content-type', contentType);
   res.setHeader('content-length', Buffer.byteLength(body));
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** A 200 whose body is `chunks` back to back: corked, they leave in one writev, never copied together. */
+function sendChunks(
+  req: IncomingMessage,
+  res: ServerResponse,
+  contentType: string,
+  chunks: readonly Buffer[],
+): void {
+  res.statusCode = 200;
+  res.setHeader('content-type', contentType);
+  let length = 0;
+  for (const chunk of chunks) length += chunk.length;
+  res.setHeader('content-length', length);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  res.cork();
+  for (const chunk of chunks) res.write(chunk);
+  res.end();
 }
 
 /**
@@ -193,10 +209,16 @@ export async function listen(server: Server, address: string): Promise<AddressIn
 
 /** A plain-HTTP server with our routes. */
 export function createHttpServer(options: ServerOptions): Server {
-  const server = createServer(createHandler(options));
-  // A scraper that stops reading must not hold a socket for ever.
+  return applyTimeouts(createServer(createHandler(options)));
+}
+
+/** The time limits of our listener (plain or TLS): slow or stuck clients cannot hold sockets for ever. */
+export function applyTimeouts<S extends Server>(server: S): S {
+  // A client that sends its request too slowly is cut off…
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 65_000;
+  // …and so is one that stops reading the response: a socket without progress for 60 s is destroyed.
+  server.timeout = 60_000;
   return server;
 }

@@ -1,0 +1,124 @@
+import {
+  createServer as createPlainServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import { applyTimeouts } from '../server.js';
+import type { ClientAuthType } from './web-config.js';
+import type { WebSettings } from './web-settings.js';
+
+/** Paths that answer without credentials: liveness probes must not need a secret. */
+const OPEN_PATHS = new Set(['/healthz']);
+const REALM = 'Basic realm="upstash-exporter", charset="UTF-8"';
+
+/**
+ * Our HTTP server with the web configuration applied: TLS (plain HTTP without `tls_server_config`),
+ * client-certificate policy, basic auth on every path but /healthz, and the configured headers.
+ * The settings are looked up per connection and per request, so their changes apply without a restart.
+ */
+export function createWebServer(settings: WebSettings, handler: RequestListener, logger: Logger): Server {
+  const listener = guard(settings, handler, logger);
+  if (!settings.tlsEnabled) return applyTimeouts(createPlainServer(listener));
+
+  let state = settings.current();
+  const requested = state.config.tls?.clientAuthType ?? 'NoClientCert';
+  const server = applyTimeouts(
+    createTlsServer(
+      {
+        ...state.tls,
+        // Whether to ask for a certificate is fixed at start; the policy is enforced per connection
+        // below, so that a reloaded client_auth_type or CA applies at once.
+        requestCert: requested !== 'NoClientCert',
+        rejectUnauthorized: false,
+      },
+      listener,
+    ),
+  );
+  // Runs before the TLS handshake of each connection: a rotated certificate is in the next handshake.
+  server.prependListener('connection', () => {
+    const next = settings.current();
+    if (next.generation !== state.generation && next.tls !== undefined) {
+      server.setSecureContext(next.tls);
+      const type = next.config.tls?.clientAuthType ?? 'NoClientCert';
+      if (requested === 'NoClientCert' && type !== 'NoClientCert') {
+        logger.warn(
+          { client_auth_type: type },
+          'client certificates are only requested after a restart; connections are refused until then',
+        );
+      }
+    }
+    state = next;
+  });
+  server.prependListener('secureConnection', (socket: TLSSocket) => {
+    const type = settings.current().config.tls?.clientAuthType ?? 'NoClientCert';
+    const refusal = clientCertRefusal(type, socket, requested !== 'NoClientCert');
+    if (refusal !== undefined) {
+      logger.info({ remote: socket.remoteAddress, reason: refusal }, 'TLS connection refused');
+      socket.destroy();
+    }
+  });
+  server.on('tlsClientError', (error: NodeJS.ErrnoException, socket) => {
+    logger.debug({ remote: socket.remoteAddress, err: error.code ?? error.message }, 'TLS handshake failed');
+  });
+  return server;
+}
+
+/** Why a TLS connection breaks the client-certificate policy; undefined when it may proceed. */
+function clientCertRefusal(type: ClientAuthType, socket: TLSSocket, requested: boolean): string | undefined {
+  if (type === 'NoClientCert' || type === 'RequestClientCert') return undefined;
+  if (!requested) return 'client certificates not requested (restart needed)';
+  const given = Object.keys(socket.getPeerCertificate()).length > 0;
+  if (type === 'RequireAnyClientCert') return given ? undefined : 'no client certificate';
+  if (type === 'VerifyClientCertIfGiven')
+    return !given || socket.authorized ? undefined : 'client certificate not trusted';
+  if (!given) return 'no client certificate';
+  return socket.authorized ? undefined : 'client certificate not trusted';
+}
+
+function guard(settings: WebSettings, handler: RequestListener, logger: Logger): RequestListener {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const { config, auth } = settings.current();
+    for (const [name, value] of Object.entries(config.headers)) res.setHeader(name, value);
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (!auth.enabled || OPEN_PATHS.has(path)) {
+      handler(req, res);
+      return;
+    }
+    auth.check(req.headers.authorization).then(
+      (result) => {
+        if (result === 'ok') {
+          handler(req, res);
+          return;
+        }
+        if (result === 'busy') {
+          res.setHeader('retry-after', '1');
+          reject(req, res, 429, 'too many authentication attempts in progress\n');
+          return;
+        }
+        // No detail on purpose: absent, malformed, unknown user and wrong password look the same.
+        logger.debug({ remote: req.socket.remoteAddress, path }, 'unauthorized request');
+        res.setHeader('www-authenticate', REALM);
+        reject(req, res, 401, 'unauthorized\n');
+      },
+      (error: unknown) => {
+        logger.error(
+          { err: error instanceof Error ? error.message : String(error) },
+          'authentication failed',
+        );
+        reject(req, res, 500, 'internal error\n');
+      },
+    );
+  };
+}
+
+function reject(req: IncomingMessage, res: ServerResponse, status: number, body: string): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'text/plain; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(req.method === 'HEAD' ? undefined : body);
+}

@@ -1,0 +1,174 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp, type App } from '../../src/app.js';
+import { Secret } from '../../src/config/secret.js';
+import { DEFAULTS, type Config, type HttpSettings, type Limits } from '../../src/config/types.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/demo/simulator.js';
+import { createLogger } from '../../src/logger.js';
+import type { LogLevel } from '../../src/config/types.js';
+import { parseExposition, type ParsedSample } from './exposition-parser.js';
+
+// Credentials no output may ever contain; distinctive, so a leak cannot hide behind a common word.
+export const QSTASH_TOKEN = 'qstash-tok-7Hq2ZxSECRETb41f';
+export const EMAIL = 'ops@example.com';
+export const API_KEY = 'mgmt-key-K9vLSECRETp03w';
+export const DATABASES = ['db-alpha', 'db-beta'];
+
+/** Every form in which a credential could leak: raw, and inside the Basic header we send. */
+export const SECRET_FORMS = [
+  QSTASH_TOKEN,
+  API_KEY,
+  Buffer.from(`${EMAIL}:${API_KEY}`).toString('base64'),
+  `Bearer ${QSTASH_TOKEN}`,
+];
+
+/** A running exporter on loopback, polling a simulator, with its log lines captured. */
+export interface Harness {
+  readonly sim: Simulator;
+  readonly app: App;
+  readonly config: Config;
+  readonly base: string;
+  readonly address: AddressInfo;
+  readonly logs: string[];
+  /** GET a path of the exporter: status, body, headers and how long it took. */
+  get(path: string, headers?: Record<string, string>): Promise<Reply>;
+  /** GET /metrics and parse it. */
+  scrape(): Promise<{ samples: ParsedSample[]; ms: number; text: string }>;
+  stop(): Promise<void>;
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly body: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly ms: number;
+}
+
+export interface HarnessOptions {
+  readonly sim?: SimulatorOptions;
+  /** Seconds between polls; the cron ticks on multiples of it. */
+  readonly intervalSeconds?: number;
+  readonly http?: Partial<HttpSettings>;
+  readonly limits?: Partial<Limits>;
+  readonly logLevel?: LogLevel;
+  readonly webConfigFile?: string;
+  /** Accounts: default one QStash account (both sources) and one management account. */
+  readonly qstashAccounts?: number;
+  readonly databases?: readonly string[];
+}
+
+/** Builds the Config object the exporter runs on, pointing at `url`. */
+export function testConfig(url: string, options: HarnessOptions = {}): Config {
+  const seconds = options.intervalSeconds ?? 1;
+  const schedule = { cron: `*/${seconds} * * * * *`, intervalMs: seconds * 1000 };
+  const qstashAccounts = options.qstashAccounts ?? 1;
+  return {
+    listenAddress: '127.0.0.1:0',
+    logLevel: options.logLevel ?? 'debug',
+    webConfigFile: options.webConfigFile,
+    http: { timeoutMs: 400, retries: 1, concurrency: 4, ...options.http },
+    limits: { ...DEFAULTS.limits, ...options.limits },
+    qstash: Array.from({ length: qstashAccounts }, (_, i) => ({
+      name: qstashAccounts === 1 ? 'eu' : `eu-${i}`,
+      url,
+      token: new Secret(QSTASH_TOKEN),
+      schedule,
+      sources: ['flow_control', 'url_groups'] as const,
+    })),
+    management: [
+      {
+        name: 'main',
+        url,
+        email: EMAIL,
+        apiKey: new Secret(API_KEY),
+        databases: options.databases ?? DATABASES,
+        schedule,
+      },
+    ],
+    origin: 'test',
+  };
+}
+
+/** Starts a simulator and the real exporter (createApp) against it. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const sim = await startSimulator({
+    qstashToken: QSTASH_TOKEN,
+    email: EMAIL,
+    apiKey: API_KEY,
+    databases: options.databases ?? DATABASES,
+    ...options.sim,
+  });
+  const logs: string[] = [];
+  const logger = createLogger(options.logLevel ?? 'debug', {
+    write: (line: string) => {
+      logs.push(line);
+    },
+  });
+  const config = testConfig(sim.url, options);
+  const app = createApp(config, { logger, version: '0.0.0-test' });
+  const address = await app.start();
+  const base = `http://127.0.0.1:${address.port}`;
+  const get = (path: string, headers: Record<string, string> = {}): Promise<Reply> =>
+    httpGet(`${base}${path}`, headers);
+  return {
+    sim,
+    app,
+    config,
+    base,
+    address,
+    logs,
+    get,
+    async scrape() {
+      const reply = await get('/metrics');
+      if (reply.status !== 200) throw new Error(`/metrics answered ${reply.status}`);
+      return { samples: parseExposition(reply.body), ms: reply.ms, text: reply.body };
+    },
+    async stop() {
+      await app.stop();
+      await sim.stop();
+    },
+  };
+}
+
+/** A GET over a fresh connection (no pooling, so one slow answer cannot queue another). */
+export function httpGet(url: string, headers: Record<string, string> = {}): Promise<Reply> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          headers: res.headers,
+          ms: performance.now() - started,
+        });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Polls `check` every `everyMs` until it returns a value other than undefined, or fails after `withinMs`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  withinMs = 15_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const result = await check();
+    if (result !== undefined) return result;
+    if (Date.now() > deadline) throw new Error(`timed out after ${withinMs} ms waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Asserts that no form of any credential occurs in `text`; returns the offending form otherwise. */
+export function leakedSecret(text: string): string | undefined {
+  return SECRET_FORMS.find((secret) => text.includes(secret));
+}

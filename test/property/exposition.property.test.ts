@@ -1,0 +1,147 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fc from 'fast-check';
+import { Registry } from 'prom-client';
+import { describe, expect, test } from 'vitest';
+import { DataSeries } from '../../src/metrics/data-series.js';
+import {
+  createLabelLimiter,
+  limitLabelValue,
+  MAX_LABEL_VALUE_LENGTH,
+} from '../../src/metrics/label-limit.js';
+import { flowControlSamples, urlGroupSamples } from '../../src/metrics/samples.js';
+import { parseFlowControl } from '../../src/upstash/flow-control.js';
+import { parseUrlGroups } from '../../src/upstash/url-groups.js';
+import { parseExposition } from '../faults/exposition-parser.js';
+
+// Arbitrary flow-control keys and URL-group names — quotes, backslashes, newlines, control
+// characters, lone surrogates, very long — go through the real path (JSON body → parser → samples →
+// label limit → exposition) and must give text that promtool accepts and that parses back to the
+// same label values (for values that need no repair; otherwise to exactly limitLabelValue's output,
+// still one distinct value per key).
+
+const PROMTOOL = '/usr/bin/promtool';
+const havePromtool = existsSync(PROMTOOL);
+if (!havePromtool && process.env.CI === 'true') {
+  throw new Error(`${PROMTOOL} is required in CI (Debian package "prometheus")`);
+}
+
+const tricky = fc.constantFrom(
+  '"',
+  '\\',
+  '\n',
+  '\r',
+  '\t',
+  '\0',
+  '\x7f',
+  '\uD800',
+  '\uDFFF',
+  'é',
+  '😀',
+  '{',
+  '}',
+  '=',
+  ',',
+  ' ',
+  '#',
+);
+const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
+const unit = fc.oneof(tricky, codeUnit, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+const labelValue = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit, maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit, minLength: MAX_LABEL_VALUE_LENGTH - 20, maxLength: 3000 }) },
+  // Long values sharing a prefix: the cut must keep them apart.
+  { weight: 1, arbitrary: fc.string({ unit, maxLength: 5 }).map((tail) => 'p'.repeat(1500) + tail) },
+);
+const names = fc.uniqueArray(labelValue, { maxLength: 12 });
+
+function render(keys: readonly string[], groups: readonly string[]): string {
+  // Through JSON text, as the bytes would arrive (JSON.stringify escapes lone surrogates).
+  const flowBody: unknown = JSON.parse(
+    JSON.stringify({ flowControls: keys.map((k, i) => ({ flowControlKey: k, waitListSize: i })) }),
+  );
+  const groupBody: unknown = JSON.parse(
+    JSON.stringify(
+      groups.map((name, i) => ({ name, createdAt: 1e12 + i, updatedAt: 1e12 + i, endpoints: [] })),
+    ),
+  );
+  const limiter = createLabelLimiter(new Registry());
+  const series = new DataSeries();
+  const flowLabels = { source: 'flow_control', account: 'eu', database_id: '' };
+  const groupLabels = { source: 'url_groups', account: 'eu', database_id: '' };
+  series.replace('a', limiter.limit(flowLabels, flowControlSamples('eu', parseFlowControl(flowBody), 1000)));
+  series.replace('b', limiter.limit(groupLabels, urlGroupSamples('eu', parseUrlGroups(groupBody), 1000)));
+  return series.render('text');
+}
+
+function promtool(text: string): { status: number | null; output: string } {
+  const result = spawnSync(PROMTOOL, ['check', 'metrics'], {
+    input: Buffer.from(text, 'utf8'),
+    encoding: 'utf8',
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+function labelValues(text: string, metric: string, label: string): string[] {
+  return parseExposition(text)
+    .filter((s) => s.name === metric)
+    .map((s) => s.labels[label] ?? '');
+}
+
+describe('exposition of arbitrary keys and group names', () => {
+  test('round-trips to the same label values, one series per key, every value bounded', () => {
+    fc.assert(
+      fc.property(names, names, (keys, groups) => {
+        const text = render(keys, groups);
+        // The text survives UTF-8 (what goes on the wire) unchanged: no lone surrogate is left.
+        expect(Buffer.from(text, 'utf8').toString('utf8')).toBe(text);
+        const keyValues = labelValues(text, 'upstash_qstash_flow_control_wait_list_size', 'flow_control_key');
+        const groupValues = labelValues(text, 'upstash_qstash_url_group_endpoints', 'url_group');
+        expect(new Set(keyValues)).toEqual(new Set(keys.map(limitLabelValue)));
+        expect(new Set(groupValues)).toEqual(new Set(groups.map(limitLabelValue)));
+        expect(new Set(keyValues).size).toBe(keys.length);
+        expect(new Set(groupValues).size).toBe(groups.length);
+        for (const value of [...keyValues, ...groupValues]) {
+          expect(value.length).toBeLessThanOrEqual(MAX_LABEL_VALUE_LENGTH);
+        }
+        for (const key of [...keys, ...groups]) {
+          if (
+            key.length <= MAX_LABEL_VALUE_LENGTH &&
+            !/[\uD800-\uDFFF]/.test(key.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))
+          )
+            expect(limitLabelValue(key)).toBe(key);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test.skipIf(!havePromtool)('promtool check metrics accepts the text', () => {
+    fc.assert(
+      fc.property(names, names, (keys, groups) => {
+        const { status, output } = promtool(render(keys, groups));
+        expect(output).toBe('');
+        expect(status).toBe(0);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test('the truncation counter counts each cut value once per poll', async () => {
+    const registry = new Registry();
+    const limiter = createLabelLimiter(registry);
+    const labels = { source: 'url_groups', account: 'eu', database_id: '' };
+    const groups = ['short', 'x'.repeat(2000), 'y'.repeat(1025)].map((name) => ({
+      name,
+      createdAt: 0,
+      updatedAt: 0,
+      endpointCount: 1,
+    }));
+    limiter.limit(labels, urlGroupSamples('eu', groups, 1000));
+    limiter.limit(labels, urlGroupSamples('eu', groups, 1000));
+    const text = await registry.metrics();
+    expect(text).toContain(
+      'upstash_exporter_label_values_truncated_total{source="url_groups",account="eu",database_id=""} 4',
+    );
+  });
+});

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// The slow proofs of issue 4, run by .ci/run but not by `npm test`: the soak (a compressed day of
+// polling, SOAK_SECONDS long, 150 by default) and the load on /metrics. `--expose-gc` lets the soak
+// measure the heap after a full collection rather than whatever garbage happens to be around.
+export default defineConfig({
+  test: {
+    include: ['test/soak/**/*.test.ts', 'test/load/**/*.test.ts'],
+    fileParallelism: false,
+    maxWorkers: 1,
+    execArgv: ['--expose-gc'],
+    testTimeout: 230_000,
+    hookTimeout: 60_000,
+  },
+});
