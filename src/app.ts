@@ -9,7 +9,7 @@ import type { Format } from './metrics/exposition.js';
 import { flowControlSamples, redisStatsSamples, urlGroupSamples } from './metrics/samples.js';
 import { createLabelLimiter, type LabelLimiter } from './metrics/label-limit.js';
 import { createSelfMetrics, type SelfMetrics, type SourceLabels } from './metrics/self-metrics.js';
-import { Poller, STALE_AFTER_INTERVALS, type PollJob, type PollSource } from './poller.js';
+import { Poller, type PollJob, type PollSource } from './poller.js';
 import { createHandler, listen } from './server.js';
 import { UpstashClient } from './upstash/client.js';
 import { fetchFlowControl } from './upstash/flow-control.js';
@@ -50,7 +50,6 @@ export function createApp(config: Config, options: AppOptions): App {
   let web: WebSettings | undefined;
   // After a reload the new poller starts from `pending`; the exporter stays ready meanwhile.
   let wasReady = false;
-  const staleTimers = new Set<NodeJS.Timeout>();
 
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
   const scrapeCache = createMetricsCache(series, metrics, registry);
@@ -76,7 +75,6 @@ export function createApp(config: Config, options: AppOptions): App {
       return address;
     },
     async stop() {
-      for (const timer of staleTimers) clearTimeout(timer);
       await poller.stop();
       if (server !== undefined) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
@@ -95,35 +93,17 @@ export function createApp(config: Config, options: AppOptions): App {
         );
       }
       warnPlainHttp(next, logger);
-      const before = poller.status();
-      const built = buildPolling(next, { version, metrics, series, logger, limiter });
       wasReady ||= poller.ready;
       await poller.stop();
       await client.close();
+      const built = buildPolling(next, { version, metrics, series, logger, limiter }, poller.lastSuccesses());
       // Sources gone from the configuration take their series and health metrics with them.
       const kept = new Set(built.sources.map((source) => source.id));
-      sources.forEach((source, index) => {
-        if (kept.has(source.id)) {
-          // The new poller knows nothing of the last success: keep the staleness promise made for it.
-          const lastSuccessAt = before[index]?.lastSuccessAt;
-          const job = built.intervals.get(source.id) ?? 0;
-          if (lastSuccessAt !== undefined && series.has(source.id)) {
-            const timer = setTimeout(
-              () => {
-                staleTimers.delete(timer);
-                const now = built.poller.status().find((s) => sameSource(s.labels, source.labels));
-                if (now?.lastSuccessAt === undefined) series.drop(source.id);
-              },
-              Math.max(0, lastSuccessAt + STALE_AFTER_INTERVALS * job - Date.now()),
-            );
-            timer.unref();
-            staleTimers.add(timer);
-          }
-        } else {
-          series.drop(source.id);
-          forgetSource(registry, source.labels);
-        }
-      });
+      for (const source of sources) {
+        if (kept.has(source.id)) continue;
+        series.drop(source.id);
+        forgetSource(registry, source.labels);
+      }
       ({ client, poller, sources } = built);
       running = { ...next, listenAddress: running.listenAddress, webConfigFile: running.webConfigFile };
       poller.start();
@@ -141,7 +121,7 @@ interface PollingParts {
 }
 
 /** The client, sources and poller of one configuration. */
-function buildPolling(config: Config, parts: PollingParts) {
+function buildPolling(config: Config, parts: PollingParts, lastSuccesses?: ReadonlyMap<string, number>) {
   const { version, metrics, series, logger, limiter } = parts;
   const client = new UpstashClient({
     ...config.http,
@@ -153,9 +133,8 @@ function buildPolling(config: Config, parts: PollingParts) {
     ...config.management.map((account) => managementJob(account, client)),
   ].map((job) => ({ ...job, sources: job.sources.map((source) => limitLabels(source, limiter)) }));
   const sources = jobs.flatMap((job) => job.sources);
-  const intervals = new Map(jobs.flatMap((job) => job.sources.map((s) => [s.id, job.intervalMs] as const)));
-  const poller = new Poller({ jobs, series, metrics, logger });
-  return { client, poller, sources, intervals };
+  const poller = new Poller({ jobs, series, metrics, logger, ...(lastSuccesses && { lastSuccesses }) });
+  return { client, poller, sources };
 }
 
 /** Caps the label values a source produces (length, well-formed UTF-16), counting what was cut. */
@@ -164,10 +143,6 @@ function limitLabels(source: PollSource, limiter: LabelLimiter): PollSource {
     ...source,
     poll: async (context) => limiter.limit(source.labels, await source.poll(context)),
   };
-}
-
-function sameSource(a: SourceLabels, b: SourceLabels): boolean {
-  return a.source === b.source && a.account === b.account && a.database_id === b.database_id;
 }
 
 /** Removes a source's health series (it is no longer configured, so `upstash_up` must not linger). */
@@ -213,31 +188,21 @@ function qstashJob(account: QstashAccount, client: UpstashClient, config: Config
     authorization: `Bearer ${account.token.reveal()}`,
     ...context,
   });
-  const sources = account.sources.map((source): PollSource => {
-    const labels = { source, account: account.name, database_id: '' };
-    const id = `${source}/${account.name}`;
-    return source === 'flow_control'
-      ? {
-          id,
-          labels,
-          poll: async (context) =>
+  const { maxFlowControlKeys, maxUrlGroups } = config.limits;
+  const sources = account.sources.map((source): PollSource => ({
+    id: `${source}/${account.name}`,
+    labels: { source, account: account.name, database_id: '' },
+    poll:
+      source === 'flow_control'
+        ? async (context) =>
             flowControlSamples(
               account.name,
               await fetchFlowControl(client, target(context)),
-              config.limits.maxFlowControlKeys,
-            ),
-        }
-      : {
-          id,
-          labels,
-          poll: async (context) =>
-            urlGroupSamples(
-              account.name,
-              await fetchUrlGroups(client, target(context)),
-              config.limits.maxUrlGroups,
-            ),
-        };
-  });
+              maxFlowControlKeys,
+            )
+        : async (context) =>
+            urlGroupSamples(account.name, await fetchUrlGroups(client, target(context)), maxUrlGroups),
+  }));
   return { cron: account.schedule.cron, intervalMs: account.schedule.intervalMs, sources };
 }
 

@@ -70,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
     logLevel: flags['log.level'],
     webConfigFile: flags['web.config.file'],
   };
+  const configFile =
+    flags.config ?? (env.UPSTASH_EXPORTER_CONFIG === '' ? undefined : env.UPSTASH_EXPORTER_CONFIG);
   let config: Config;
   let simulator: Simulator | undefined;
   try {
@@ -78,8 +80,6 @@ async function main(argv: string[]): Promise<number> {
       simulator = await startSimulator();
       config = demoConfig(simulator.url, base);
     } else {
-      const configFile =
-        flags.config ?? (env.UPSTASH_EXPORTER_CONFIG === '' ? undefined : env.UPSTASH_EXPORTER_CONFIG);
       config = loadConfig({ configFile, env, flags: overrides });
     }
     // Checked here so that a bad web config is a configuration error (exit 2), like the rest.
@@ -124,15 +124,7 @@ async function main(argv: string[]): Promise<number> {
         let next: Config;
         try {
           next =
-            simulator === undefined
-              ? loadConfig({
-                  configFile:
-                    flags.config ??
-                    (env.UPSTASH_EXPORTER_CONFIG === '' ? undefined : env.UPSTASH_EXPORTER_CONFIG),
-                  env: process.env,
-                  flags: overrides,
-                })
-              : config;
+            simulator === undefined ? loadConfig({ configFile, env: process.env, flags: overrides }) : config;
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
           logger.error(

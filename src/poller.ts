@@ -45,6 +45,11 @@ export interface PollerOptions {
   readonly metrics: SelfMetrics;
   readonly logger: Logger;
   readonly now?: () => number;
+  /**
+   * Last successes carried over from the poller this one replaces (a reload), by source id: their
+   * series keep the staleness deadline they had.
+   */
+  readonly lastSuccesses?: ReadonlyMap<string, number>;
 }
 
 /** A source's values outlive failures for this many intervals after its last success. */
@@ -88,7 +93,7 @@ export class Poller {
           running: undefined,
           outcome: 'pending',
           lastPollAt: undefined,
-          lastSuccessAt: undefined,
+          lastSuccessAt: options.lastSuccesses?.get(source.id),
           notBefore: 0,
           staleTimer: undefined,
         });
@@ -116,7 +121,10 @@ export class Poller {
         },
       );
       this.#tasks.push(task);
-      for (const state of states) this.#tick(state);
+      for (const state of states) {
+        if (state.lastSuccessAt !== undefined) this.#armStaleness(state);
+        this.#tick(state);
+      }
     }
   }
 
@@ -131,6 +139,15 @@ export class Poller {
   /** True once every source has finished its first poll, successful or not. */
   get ready(): boolean {
     return this.#states.every((state) => state.outcome !== 'pending');
+  }
+
+  /** When each source last succeeded, by id; what a replacing poller carries over. */
+  lastSuccesses(): Map<string, number> {
+    return new Map(
+      this.#states.flatMap((state) =>
+        state.lastSuccessAt === undefined ? [] : [[state.source.id, state.lastSuccessAt]],
+      ),
+    );
   }
 
   /** A snapshot of every source, in configuration order. */

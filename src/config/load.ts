@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
 import { checkListenAddress } from './listen-address.js';
 import { fileSchema, zodProblems, type ManagementEntry, type QstashEntry } from './file-schema.js';
 import { scheduleFromCron, scheduleFromInterval, parseDuration, type Schedule } from './schedule.js';
 import { Secret } from './secret.js';
+import { parseYaml } from './yaml.js';
 import {
   DEFAULTS,
   LOG_LEVELS,
@@ -140,20 +140,8 @@ function fromFile(
     problems.push({ path: '--config', message: `cannot read ${path}: ${describeFsError(error)}` });
     return EMPTY;
   }
-  // prettyErrors is what fills in linePos; the message it builds is never shown (see below).
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (document.errors.length > 0) {
-    for (const error of document.errors) {
-      const where = error.linePos?.[0];
-      // The YAML library's own message can quote the source line, which may hold a secret.
-      problems.push({
-        path: path,
-        message: `is not valid YAML${where === undefined ? '' : ` at line ${where.line}, column ${where.col}`} (${error.code})`,
-      });
-    }
-    return EMPTY;
-  }
-  const raw: unknown = document.toJS() ?? {};
+  const raw = parseYaml(text, path, problems);
+  if (raw === undefined) return EMPTY;
   const expansionProblems: ConfigProblem[] = [];
   const expanded = expandEnv(raw, env, expansionProblems);
   problems.push(...expansionProblems);

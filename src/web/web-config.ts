@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../config/errors.js';
 import { zodProblems } from '../config/file-schema.js';
+import { parseYaml } from '../config/yaml.js';
 
 // The exporter-toolkit web configuration (the `--web.config.file` of node_exporter and friends), so
 // that a file written for another Prometheus exporter works here unchanged. Keys this exporter does not
@@ -100,18 +100,9 @@ export function parseWebConfig(
   read: (path: string) => string | Buffer = readFileSync,
 ): WebConfig {
   const problems: ConfigProblem[] = [];
-  const document = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-  if (document.errors.length > 0) {
-    for (const error of document.errors) {
-      const where = error.linePos?.[0];
-      problems.push({
-        path: source,
-        message: `is not valid YAML${where === undefined ? '' : ` at line ${where.line}, column ${where.col}`} (${error.code})`,
-      });
-    }
-    throw new ConfigError(problems);
-  }
-  const parsed = schema.safeParse(document.toJS() ?? {});
+  const raw = parseYaml(text, source, problems);
+  if (raw === undefined) throw new ConfigError(problems);
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new ConfigError(
       zodProblems(parsed.error).map((p) => ({ path: `${source}: ${p.path}`, message: p.message })),
