@@ -1,9 +1,11 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { ciReporters } from './test/ci-reporters.js';
 
 // `npm test`: fast tests that need no binary beyond node. The real-Prometheus chain (test/stack) and
 // the soak and load runs (test/soak, test/load) have their own configs, run by .ci/run.
 export default defineConfig({
   test: {
+    reporters: ciReporters('unit'),
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, 'test/stack/**', 'test/soak/**', 'test/load/**'],
     testTimeout: 20_000,

@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { ciReporters } from './test/ci-reporters.js';
 
 // The slow proofs of issue 4, run by .ci/run but not by `npm test`: the soak (a compressed day of
 // polling, SOAK_SECONDS long, 150 by default) and the load on /metrics. `--expose-gc` lets the soak
 // measure the heap after a full collection rather than whatever garbage happens to be around.
 export default defineConfig({
   test: {
+    reporters: ciReporters('slow'),
     include: ['test/soak/**/*.test.ts', 'test/load/**/*.test.ts'],
     fileParallelism: false,
     maxWorkers: 1,
