@@ -9,7 +9,7 @@ import type { Format } from './metrics/exposition.js';
 import { flowControlSamples, redisStatsSamples, urlGroupSamples } from './metrics/samples.js';
 import { createLabelLimiter, type LabelLimiter } from './metrics/label-limit.js';
 import { createSelfMetrics, type SelfMetrics, type SourceLabels } from './metrics/self-metrics.js';
-import { Poller, type PollJob, type PollSource } from './poller.js';
+import { Poller, type CarriedState, type PollJob, type PollSource } from './poller.js';
 import { createHandler, listen } from './server.js';
 import { UpstashClient } from './upstash/client.js';
 import { fetchFlowControl } from './upstash/flow-control.js';
@@ -56,6 +56,43 @@ export function createApp(config: Config, options: AppOptions): App {
   const exposition = async (format: Format, encoding: Encoding): Promise<readonly Buffer[]> =>
     scrapeCache.body(format, encoding);
   let server: Server | undefined;
+  // Reloads run one after another, and stop() waits for the one in progress: a reload that finished
+  // after stop() would start a poller nobody stops.
+  let stopped = false;
+  let reloading: Promise<void> = Promise.resolve();
+
+  const applyReload = async (next: Config): Promise<void> => {
+    web?.reload();
+    logger.level = next.logLevel;
+    for (const [setting, runningValue, configured] of [
+      ['listen address', running.listenAddress, next.listenAddress],
+      ['web config file', running.webConfigFile, next.webConfigFile],
+    ] as const) {
+      if (configured !== runningValue) {
+        logger.warn(
+          { setting, running: runningValue, configured },
+          'this setting needs a restart; keeping the running one',
+        );
+      }
+    }
+    warnPlainHttp(next, logger);
+    wasReady ||= poller.ready;
+    await poller.stop();
+    await client.close();
+    if (stopped) return;
+    const built = buildPolling(next, { version, metrics, series, logger, limiter }, poller.carryOver());
+    // Sources gone from the configuration take their series and health metrics with them.
+    const kept = new Set(built.sources.map((source) => source.id));
+    for (const source of sources) {
+      if (kept.has(source.id)) continue;
+      series.drop(source.id);
+      forgetSource(registry, source.labels);
+    }
+    ({ client, poller, sources } = built);
+    running = { ...next, listenAddress: running.listenAddress, webConfigFile: running.webConfigFile };
+    poller.start();
+    logger.info({ sources: sources.length }, 'configuration reloaded');
+  };
 
   return {
     async start() {
@@ -69,12 +106,14 @@ export function createApp(config: Config, options: AppOptions): App {
       });
       server = createWebServer(web, handler, logger);
       warnPlainHttp(config, logger);
-      const address = await listen(server, config.listenAddress);
+      const address = await listen(server, config.listenAddress, logger);
       logger.info({ address: `${address.address}:${address.port}`, version }, 'listening');
       poller.start();
       return address;
     },
     async stop() {
+      stopped = true;
+      await reloading.catch(() => undefined);
       await poller.stop();
       if (server !== undefined) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
@@ -84,30 +123,8 @@ export function createApp(config: Config, options: AppOptions): App {
       await client.close();
     },
     async reload(next) {
-      web?.reload();
-      logger.level = next.logLevel;
-      if (next.listenAddress !== running.listenAddress) {
-        logger.warn(
-          { running: running.listenAddress, configured: next.listenAddress },
-          'listen address changes need a restart; keeping the running one',
-        );
-      }
-      warnPlainHttp(next, logger);
-      wasReady ||= poller.ready;
-      await poller.stop();
-      await client.close();
-      const built = buildPolling(next, { version, metrics, series, logger, limiter }, poller.lastSuccesses());
-      // Sources gone from the configuration take their series and health metrics with them.
-      const kept = new Set(built.sources.map((source) => source.id));
-      for (const source of sources) {
-        if (kept.has(source.id)) continue;
-        series.drop(source.id);
-        forgetSource(registry, source.labels);
-      }
-      ({ client, poller, sources } = built);
-      running = { ...next, listenAddress: running.listenAddress, webConfigFile: running.webConfigFile };
-      poller.start();
-      logger.info({ sources: sources.length }, 'configuration reloaded');
+      reloading = reloading.then(async () => (stopped ? undefined : applyReload(next)));
+      return reloading;
     },
   };
 }
@@ -121,7 +138,7 @@ interface PollingParts {
 }
 
 /** The client, sources and poller of one configuration. */
-function buildPolling(config: Config, parts: PollingParts, lastSuccesses?: ReadonlyMap<string, number>) {
+function buildPolling(config: Config, parts: PollingParts, carryOver?: ReadonlyMap<string, CarriedState>) {
   const { version, metrics, series, logger, limiter } = parts;
   const client = new UpstashClient({
     ...config.http,
@@ -133,7 +150,7 @@ function buildPolling(config: Config, parts: PollingParts, lastSuccesses?: Reado
     ...config.management.map((account) => managementJob(account, client)),
   ].map((job) => ({ ...job, sources: job.sources.map((source) => limitLabels(source, limiter)) }));
   const sources = jobs.flatMap((job) => job.sources);
-  const poller = new Poller({ jobs, series, metrics, logger, ...(lastSuccesses && { lastSuccesses }) });
+  const poller = new Poller({ jobs, series, metrics, logger, ...(carryOver && { carryOver }) });
   return { client, poller, sources };
 }
 

@@ -150,6 +150,7 @@ async function main(argv: string[]): Promise<number> {
     logger.error('shutdown took too long; exiting');
     process.exit(EXIT_FATAL);
   }, SHUTDOWN_GRACE_MS).unref();
+  await reloading;
   await app.stop();
   await simulator?.stop();
   logger.info('stopped');

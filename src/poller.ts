@@ -46,10 +46,16 @@ export interface PollerOptions {
   readonly logger: Logger;
   readonly now?: () => number;
   /**
-   * Last successes carried over from the poller this one replaces (a reload), by source id: their
-   * series keep the staleness deadline they had.
+   * State carried over from the poller this one replaces (a reload), by source id: series keep the
+   * staleness deadline they had, and a Retry-After still runs.
    */
-  readonly lastSuccesses?: ReadonlyMap<string, number>;
+  readonly carryOver?: ReadonlyMap<string, CarriedState>;
+}
+
+/** What a source's state outlives a reload with. */
+export interface CarriedState {
+  readonly lastSuccessAt: number | undefined;
+  readonly notBefore: number;
 }
 
 /** A source's values outlive failures for this many intervals after its last success. */
@@ -93,8 +99,8 @@ export class Poller {
           running: undefined,
           outcome: 'pending',
           lastPollAt: undefined,
-          lastSuccessAt: options.lastSuccesses?.get(source.id),
-          notBefore: 0,
+          lastSuccessAt: options.carryOver?.get(source.id)?.lastSuccessAt,
+          notBefore: options.carryOver?.get(source.id)?.notBefore ?? 0,
           staleTimer: undefined,
         });
       }
@@ -106,10 +112,12 @@ export class Poller {
     const cronLogger = this.#options.logger.child({ component: 'node-cron' });
     for (const job of this.#options.jobs) {
       const states = this.#states.filter((state) => job.sources.includes(state.source));
-      const task = cron.schedule(
+      // A poll should be over by the next tick: retries and Retry-After waits must fit before it.
+      const nextTick = (): number => task.getNextRun()?.getTime() ?? this.#now() + job.intervalMs;
+      const task: ScheduledTask = cron.schedule(
         job.cron,
         () => {
-          for (const state of states) this.#tick(state);
+          for (const state of states) this.#tick(state, nextTick());
         },
         {
           logger: {
@@ -120,10 +128,15 @@ export class Poller {
           },
         },
       );
+      // node-cron drops a tick whose timer fired over a second late (a blocked event loop): that is
+      // a skipped poll too.
+      task.on('execution:missed', () => {
+        for (const state of states) this.#skip(state, 'missed_tick');
+      });
       this.#tasks.push(task);
       for (const state of states) {
         if (state.lastSuccessAt !== undefined) this.#armStaleness(state);
-        this.#tick(state);
+        this.#tick(state, nextTick());
       }
     }
   }
@@ -141,12 +154,13 @@ export class Poller {
     return this.#states.every((state) => state.outcome !== 'pending');
   }
 
-  /** When each source last succeeded, by id; what a replacing poller carries over. */
-  lastSuccesses(): Map<string, number> {
+  /** What a replacing poller carries over, by source id. */
+  carryOver(): Map<string, CarriedState> {
     return new Map(
-      this.#states.flatMap((state) =>
-        state.lastSuccessAt === undefined ? [] : [[state.source.id, state.lastSuccessAt]],
-      ),
+      this.#states.map((state) => [
+        state.source.id,
+        { lastSuccessAt: state.lastSuccessAt, notBefore: state.notBefore },
+      ]),
     );
   }
 
@@ -162,38 +176,42 @@ export class Poller {
     }));
   }
 
-  #tick(state: SourceState): void {
-    const { metrics, logger } = this.#options;
-    const { labels } = state.source;
+  #tick(state: SourceState, deadline: number): void {
     if (this.#shutdown.signal.aborted) return;
     if (state.running !== undefined) {
-      metrics.pollSkipped(labels);
-      logger.warn({ ...labels, reason: 'still_running' }, 'poll skipped');
+      this.#skip(state, 'still_running');
       return;
     }
     if (this.#now() < state.notBefore) {
-      metrics.pollSkipped(labels);
-      logger.info(
-        { ...labels, reason: 'retry_after', until: new Date(state.notBefore).toISOString() },
-        'poll skipped',
-      );
+      this.#skip(state, 'retry_after');
       return;
     }
-    state.running = this.#poll(state).finally(() => {
+    state.running = this.#poll(state, deadline).finally(() => {
       state.running = undefined;
     });
   }
 
-  async #poll(state: SourceState): Promise<void> {
+  #skip(state: SourceState, reason: 'still_running' | 'retry_after' | 'missed_tick'): void {
+    const { labels } = state.source;
+    this.#options.metrics.pollSkipped(labels);
+    if (reason === 'retry_after') {
+      const until = new Date(state.notBefore).toISOString();
+      this.#options.logger.info({ ...labels, reason, until }, 'poll skipped');
+    } else {
+      this.#options.logger.warn({ ...labels, reason }, 'poll skipped');
+    }
+  }
+
+  async #poll(state: SourceState, deadline: number): Promise<void> {
     const { metrics, logger, series } = this.#options;
-    const { source, intervalMs } = state;
+    const { source } = state;
     const labels = source.labels;
     const started = this.#now();
     metrics.pollStarted(labels);
     state.lastPollAt = started;
     const elapsed = (): number => (this.#now() - started) / 1000;
     try {
-      const samples = await source.poll({ signal: this.#shutdown.signal, deadline: started + intervalMs });
+      const samples = await source.poll({ signal: this.#shutdown.signal, deadline });
       const finished = this.#now();
       series.replace(source.id, samples);
       metrics.pollSucceeded(labels, elapsed(), finished / 1000);

@@ -37,10 +37,20 @@ export function createHandler(options: ServerOptions): (req: IncomingMessage, re
   };
 }
 
+/**
+ * The path of a request, without its query. Not through `new URL`: a request line such as `//[` makes
+ * it throw, and `//metrics` would parse as host `metrics` and path `/`.
+ */
+export function requestPath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 const ROUTES = new Set(['/', '/metrics', '/healthz', '/readyz']);
 
 async function handle(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  const path = requestPath(req);
   if (!ROUTES.has(path)) {
     send(req, res, 404, 'text/plain; charset=utf-8', 'not found\n');
     return;
@@ -194,8 +204,12 @@ export function parseListenAddress(address: string): { host: string | undefined;
   return { host: host === '' ? undefined : host, port: Number(address.slice(index + 1)) };
 }
 
-/** Starts listening; rejects when the address cannot be bound (port in use, bad host). */
-export async function listen(server: Server, address: string): Promise<AddressInfo> {
+/**
+ * Starts listening; rejects when the address cannot be bound (port in use, bad host). Later server
+ * errors (accept failing with EMFILE under descriptor exhaustion) are logged: unhandled, they would end
+ * the process.
+ */
+export async function listen(server: Server, address: string, logger: Logger): Promise<AddressInfo> {
   const { host, port } = parseListenAddress(address);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -203,6 +217,9 @@ export async function listen(server: Server, address: string): Promise<AddressIn
       server.off('error', reject);
       resolve();
     });
+  });
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    logger.error({ err: error.code ?? error.message }, 'server error');
   });
   return server.address() as AddressInfo;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { checkListenAddress } from './listen-address.js';
+import { checkBaseUrl, checkListenAddress } from './addresses.js';
 import { parseDuration, scheduleFromCron, scheduleFromInterval } from './schedule.js';
+import { secretProblem } from './secret.js';
 import { LOG_LEVELS, QSTASH_SOURCES } from './types.js';
 
 // The shape of the YAML file, keys in snake_case as users write them. Only structure and formats
@@ -31,21 +32,17 @@ const name = z
   .max(64, 'must be at most 64 characters');
 
 const url = z.string().superRefine((text, ctx) => {
-  let parsed: URL;
-  try {
-    parsed = new URL(text);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
-    return;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
-  } else if (parsed.username !== '' || parsed.password !== '') {
-    ctx.addIssue({ code: 'custom', message: 'must not contain credentials; use token/api_key instead' });
-  } else if (parsed.search !== '' || parsed.hash !== '') {
-    ctx.addIssue({ code: 'custom', message: 'must not have a query or fragment' });
-  }
+  const problem = checkBaseUrl(text);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
 });
+
+const credential = z
+  .string()
+  .min(1, 'must not be empty')
+  .superRefine((value, ctx) => {
+    const problem = secretProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 const interval = z
   .string()
@@ -116,7 +113,7 @@ const qstashEntry = z
   .strictObject({
     name,
     url: url.optional(),
-    token: z.string().min(1, 'must not be empty').optional(),
+    token: credential.optional(),
     token_file: z.string().min(1, 'must not be empty').optional(),
     sources: distinct(z.enum(QSTASH_SOURCES), 'a source').min(1, 'must list at least one source').optional(),
     ...timing,
@@ -128,7 +125,7 @@ const managementEntry = z
     name,
     url: url.optional(),
     email: z.string().min(1, 'must not be empty'),
-    api_key: z.string().min(1, 'must not be empty').optional(),
+    api_key: credential.optional(),
     api_key_file: z.string().min(1, 'must not be empty').optional(),
     databases: distinct(z.string().min(1, 'must not be empty'), 'a database ID').min(
       1,

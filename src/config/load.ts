@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
-import { checkListenAddress } from './listen-address.js';
+import { checkBaseUrl, checkListenAddress } from './addresses.js';
 import { fileSchema, zodProblems, type ManagementEntry, type QstashEntry } from './file-schema.js';
 import { scheduleFromCron, scheduleFromInterval, parseDuration, type Schedule } from './schedule.js';
-import { Secret } from './secret.js';
+import { Secret, secretProblem } from './secret.js';
 import { parseYaml } from './yaml.js';
 import {
   DEFAULTS,
@@ -299,6 +299,11 @@ function secretFromFile(
     problems.push({ path: field, message: `${path} is empty` });
     return undefined;
   }
+  const problem = secretProblem(value);
+  if (problem !== undefined) {
+    problems.push({ path: field, message: `the secret in ${path} ${problem}` });
+    return undefined;
+  }
   return new Secret(value);
 }
 
@@ -312,16 +317,16 @@ function fromEnv(env: NodeJS.ProcessEnv, read: (path: string) => string, problem
       return undefined;
     }
     if (file !== undefined) return secretFromFile(resolve(file), `${name}_FILE`, read, problems);
-    return inline === undefined ? undefined : new Secret(inline);
+    if (inline === undefined) return undefined;
+    const problem = secretProblem(inline);
+    if (problem === undefined) return new Secret(inline);
+    problems.push({ path: name, message: problem });
+    return undefined;
   };
   const envUrl = (name: string, fallback: string): string => {
     const value = get(name) ?? fallback;
-    const parsed = URL.canParse(value) ? new URL(value) : undefined;
-    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-      problems.push({ path: name, message: 'must be an absolute http:// or https:// URL' });
-    } else if (parsed.username !== '' || parsed.password !== '') {
-      problems.push({ path: name, message: 'must not contain credentials' });
-    }
+    const problem = checkBaseUrl(value);
+    if (problem !== undefined) problems.push({ path: name, message: problem });
     return trimSlash(value);
   };
 

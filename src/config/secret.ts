@@ -30,3 +30,12 @@ export class Secret {
     return REDACTED;
   }
 }
+
+/**
+ * Why a credential cannot go into an HTTP header, or undefined when it can. A stray newline (a
+ * `${VAR}` filled from a file) would otherwise fail every poll, far from its cause.
+ */
+export function secretProblem(value: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+  return /[\s\x00-\x1f\x7f]/.test(value) ? 'must not contain whitespace or control characters' : undefined;
+}

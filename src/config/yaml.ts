@@ -9,7 +9,15 @@ import type { ConfigProblem } from './errors.js';
 export function parseYaml(text: string, source: string, problems: ConfigProblem[]): unknown {
   // prettyErrors is what fills in linePos.
   const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (document.errors.length === 0) return (document.toJS() as unknown) ?? {};
+  if (document.errors.length === 0) {
+    try {
+      return (document.toJS() as unknown) ?? {};
+    } catch {
+      // toJS refuses documents that expand aliases without bound (a "billion laughs" file).
+      problems.push({ path: source, message: 'expands YAML aliases too often to be read' });
+      return undefined;
+    }
+  }
   for (const error of document.errors) {
     const where = error.linePos?.[0];
     problems.push({

@@ -77,6 +77,8 @@ export function parseRedisStats(json: unknown, url = 'stats'): RedisStats {
     if (points === null || points === undefined) continue;
     let latest: { at: bigint; x: string; y: number } | undefined;
     for (const [index, p] of points.entries()) {
+      // A point without a value is skipped whatever its time says.
+      if (p.y === null) continue;
       let at = times.get(p.x);
       if (at === undefined) {
         at = parseGoTimeNs(p.x);
@@ -84,7 +86,6 @@ export function parseRedisStats(json: unknown, url = 'stats'): RedisStats {
           throw new InvalidResponseError('GET', url, `${field}[${index}].x is not a Go time`);
         times.set(p.x, at);
       }
-      if (p.y === null) continue;
       if (latest === undefined || at > latest.at) latest = { at, x: p.x, y: p.y };
     }
     if (latest === undefined) continue;

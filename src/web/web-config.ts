@@ -102,7 +102,7 @@ export function parseWebConfig(
   const problems: ConfigProblem[] = [];
   const raw = parseYaml(text, source, problems);
   if (raw === undefined) throw new ConfigError(problems);
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     throw new ConfigError(
       zodProblems(parsed.error).map((p) => ({ path: `${source}: ${p.path}`, message: p.message })),

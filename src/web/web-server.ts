@@ -8,7 +8,7 @@ import {
 import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { applyTimeouts } from '../server.js';
+import { applyTimeouts, requestPath } from '../server.js';
 import type { ClientAuthType } from './web-config.js';
 import type { WebSettings } from './web-settings.js';
 
@@ -84,7 +84,7 @@ function guard(settings: WebSettings, handler: RequestListener, logger: Logger):
   return (req: IncomingMessage, res: ServerResponse) => {
     const { config, auth } = settings.current();
     for (const [name, value] of Object.entries(config.headers)) res.setHeader(name, value);
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = requestPath(req);
     if (!auth.enabled || OPEN_PATHS.has(path)) {
       handler(req, res);
       return;

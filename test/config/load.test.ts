@@ -355,10 +355,13 @@ management:
   });
 
   test('an expanded value cannot inject YAML structure', () => {
-    const config = fromYaml('qstash:\n  - name: eu\n    token: ${T}\n', {
-      env: { T: 'a\nlog_level: debug' },
-    });
-    expect(config.qstash[0]!.token.reveal()).toBe('a\nlog_level: debug');
+    const config = fromYaml(
+      'management:\n  - name: m\n    email: ${E}\n    api_key: k\n    databases: [d]\n',
+      {
+        env: { E: 'ops@example.com\nlog_level: debug' },
+      },
+    );
+    expect(config.management[0]!.email).toBe('ops@example.com\nlog_level: debug');
     expect(config.logLevel).toBe('info');
   });
 
@@ -583,7 +586,7 @@ management:
       ),
     );
     expect(lines(error)).toEqual([
-      'qstash[0].url: must not contain credentials; use token/api_key instead',
+      'qstash[0].url: must not contain credentials',
       'qstash[1].url: must not have a query or fragment',
       'qstash[2].url: must be an absolute http:// or https:// URL',
     ]);
@@ -698,5 +701,38 @@ describe('real files on disk', () => {
     writeFileSync(join(dir, 'config.yml'), 'qstash:\n  - name: a\n    token_file: .\n');
     const error = configError(() => loadConfig({ configFile: join(dir!, 'config.yml'), env: {} }));
     expect(lines(error)).toEqual([`qstash[0].token_file: cannot read ${dir}: is a directory`]);
+  });
+});
+
+describe('found in review', () => {
+  test('an environment base URL with a query is refused, and the query never printed', () => {
+    const error = configError(() =>
+      fromEnv({ QSTASH_TOKEN: 't', QSTASH_URL: 'https://q.example/?token=SECRETQ' }),
+    );
+    expect(error.problems).toEqual([{ path: 'QSTASH_URL', message: 'must not have a query or fragment' }]);
+    expect(error.message).not.toContain('SECRETQ');
+  });
+
+  test('a credential with a newline or a space inside is refused, naming the field and not the value', () => {
+    const error = configError(() => fromEnv({ QSTASH_TOKEN: 'abc\n' }));
+    expect(error.problems).toEqual([
+      { path: 'QSTASH_TOKEN', message: 'must not contain whitespace or control characters' },
+    ]);
+    const file = configError(() => fromYaml('qstash:\n  - name: eu\n    token: "ab cd"\n', {}));
+    expect(file.problems).toEqual([
+      { path: 'qstash[0].token', message: 'must not contain whitespace or control characters' },
+    ]);
+    expect(file.message).not.toContain('ab cd');
+  });
+
+  test('a YAML alias bomb is a configuration error, not a crash', () => {
+    const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 1; i < 12; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const next = String.fromCharCode(97 + i);
+      lines.push(`${next}: &${next} [${Array.from({ length: 9 }, () => `*${prev}`).join(',')}]`);
+    }
+    const error = configError(() => fromYaml(lines.join('\n')));
+    expect(error.problems).toEqual([{ path: CONFIG, message: 'expands YAML aliases too often to be read' }]);
   });
 });

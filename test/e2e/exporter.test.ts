@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -138,6 +139,23 @@ management:
     const head = await fetch(`${exporter.url}/metrics`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
+  });
+
+  it('survives request lines that URL parsers choke on, and answers them 404', async () => {
+    const { port } = new URL(exporter.url);
+    for (const target of ['//[', '//metrics', '/%', 'http://[']) {
+      const status = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        });
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
+        socket.on('error', reject);
+      });
+      expect(status).toBe('HTTP/1.1 404 Not Found');
+    }
+    expect((await fetch(`${exporter.url}/healthz`)).status).toBe(200);
   });
 
   it('never prints a secret: not in logs at debug level, /metrics or the landing page', async () => {

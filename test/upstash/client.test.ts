@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -592,5 +593,43 @@ describe('abort', () => {
     const error = await failure(get(client(), flowUrl(sim.url), { signal: AbortSignal.abort() }));
     expect(error).toBeInstanceOf(AbortedError);
     expect(sim.requests('flow_control')).toBe(0);
+  });
+});
+
+describe('found in review', () => {
+  test('a Retry-After beyond an hour is held to an hour', () => {
+    expect(parseRetryAfter('9000000000000')).toBe(3_600_000);
+    expect(parseRetryAfter('Fri, 01 Jan 2100 00:00:00 GMT', Date.UTC(2026, 0, 1))).toBe(3_600_000);
+    expect(parseRetryAfter('120')).toBe(120_000);
+  });
+
+  test('requests leave no listener behind on the long-lived shutdown signal', async () => {
+    const sim = await startSimulator();
+    sims.push(sim);
+    const client = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 2, userAgent: USER_AGENT });
+    clients.push(client);
+    const shutdown = new AbortController();
+    for (let i = 0; i < 5; i++) {
+      await client.getJson({
+        api: 'qstash',
+        url: `${sim.url}/v2/topics`,
+        authorization: AUTH,
+        signal: shutdown.signal,
+      });
+    }
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+  });
+
+  test('a header undici refuses to send is not retried as a network error', async () => {
+    const sim = await startSimulator();
+    sims.push(sim);
+    const client = new UpstashClient({ timeoutMs: 5000, retries: 2, concurrency: 2, userAgent: USER_AGENT });
+    clients.push(client);
+    const error = await client
+      .getJson({ api: 'qstash', url: `${sim.url}/v2/topics`, authorization: 'Bearer a\nb' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(sim.requests('url_groups')).toBe(0);
+    expect((error as Error).message).not.toContain('a\nb');
   });
 });

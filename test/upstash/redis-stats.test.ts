@@ -179,8 +179,8 @@ describe('parseRedisStats', () => {
   test.each([
     ['an x that is not a Go time', { hits: [{ x: '2025-08-31T15:12:00Z', y: 1 }] }, 'hits[0].x'],
     [
-      'an impossible x, even on a null point',
-      { hits: [{ x: '2025-02-30 00:00:00 +0000 UTC', y: null }] },
+      'an impossible x on a point with a value',
+      { hits: [{ x: '2025-02-30 00:00:00 +0000 UTC', y: 1 }] },
       'hits[0].x',
     ],
     ['a numeric x', { keyspace: [{ x: 1_756_653_120, y: 1 }] }, 'keyspace'],
@@ -260,5 +260,17 @@ describe('fetchRedisStats against the simulator', () => {
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpStatusError);
     expect((error as HttpStatusError).reason).toBe('not_found');
+  });
+});
+
+describe('found in review', () => {
+  test('a point with a null y is skipped even when its x is not a time', () => {
+    const stats = parseRedisStats({
+      keyspace: [
+        { x: 'not a time', y: null },
+        { x: '2025-08-31 15:12:52 +0000 UTC', y: 3 },
+      ],
+    });
+    expect(stats.values.keyspace).toBe(3);
   });
 });
