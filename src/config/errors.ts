@@ -19,3 +19,12 @@ export class ConfigError extends Error {
 export function formatProblem(problem: ConfigProblem): string {
   return problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
 }
+
+/** Why a file could not be read, in words, from its errno code (never the file's content). */
+export function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory';
+  return code ?? 'unreadable';
+}

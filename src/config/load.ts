@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigError, type ConfigProblem } from './errors.js';
+import { ConfigError, describeFsError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
 import { checkBaseUrl, checkListenAddress } from './addresses.js';
 import { fileSchema, zodProblems, type ManagementEntry, type QstashEntry } from './file-schema.js';
@@ -382,12 +382,4 @@ function isLogLevel(level: string): level is LogLevel {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES') return 'permission denied';
-  if (code === 'EISDIR') return 'is a directory';
-  return code ?? 'unreadable';
 }

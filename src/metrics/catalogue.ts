@@ -9,6 +9,7 @@ export interface DataMetric {
 }
 
 const POLLED_QSTASH = 'Polled every interval from QStash, not at scrape time.';
+const POLLED_MANAGEMENT = 'Polled every interval from the Upstash management API, not at scrape time.';
 const POLLED_STATS =
   'Latest point, polled every interval from the Upstash management API, not at scrape time.';
 
@@ -125,35 +126,35 @@ export const STATS_METRICS: Record<StatsField, DataMetric> = {
   ),
   dailybandwidth: gauge(
     'upstash_redis_daily_bandwidth_bytes',
-    `Bandwidth used today (bytes). Polled every interval from the Upstash management API, not at scrape time.`,
+    `Bandwidth used today (bytes). ${POLLED_MANAGEMENT}`,
   ),
   total_monthly_requests: gauge(
     'upstash_redis_monthly_requests',
-    `Requests this month (count). Polled every interval from the Upstash management API, not at scrape time.`,
+    `Requests this month (count). ${POLLED_MANAGEMENT}`,
   ),
   total_monthly_read_requests: gauge(
     'upstash_redis_monthly_read_requests',
-    `Read requests this month (count). Polled every interval from the Upstash management API, not at scrape time.`,
+    `Read requests this month (count). ${POLLED_MANAGEMENT}`,
   ),
   total_monthly_write_requests: gauge(
     'upstash_redis_monthly_write_requests',
-    `Write requests this month (count). Polled every interval from the Upstash management API, not at scrape time.`,
+    `Write requests this month (count). ${POLLED_MANAGEMENT}`,
   ),
   total_monthly_storage: gauge(
     'upstash_redis_monthly_storage_bytes',
-    `Storage billed this month (bytes). Polled every interval from the Upstash management API, not at scrape time.`,
+    `Storage billed this month (bytes). ${POLLED_MANAGEMENT}`,
   ),
   total_monthly_billing: gauge(
     'upstash_redis_monthly_billing_dollars',
-    `Cost this month so far (US dollars). Polled every interval from the Upstash management API, not at scrape time.`,
+    `Cost this month so far (US dollars). ${POLLED_MANAGEMENT}`,
   ),
   total_monthly_produce: gauge(
     'upstash_redis_monthly_produce',
-    `Produce this month, as reported by Upstash (unit not stated by Upstash). Polled every interval from the Upstash management API, not at scrape time.`,
+    `Produce this month, as reported by Upstash (unit not stated by Upstash). ${POLLED_MANAGEMENT}`,
   ),
   total_monthly_consume: gauge(
     'upstash_redis_monthly_consume',
-    `Consume this month, as reported by Upstash (unit not stated by Upstash). Polled every interval from the Upstash management API, not at scrape time.`,
+    `Consume this month, as reported by Upstash (unit not stated by Upstash). ${POLLED_MANAGEMENT}`,
   ),
 };
 

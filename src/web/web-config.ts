@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, type ConfigProblem } from '../config/errors.js';
+import { ConfigError, describeFsError, type ConfigProblem } from '../config/errors.js';
 import { zodProblems } from '../config/file-schema.js';
 import { parseYaml } from '../config/yaml.js';
 
@@ -140,7 +140,7 @@ export function parseWebConfig(
       } catch (error) {
         problems.push({
           path: at(`tls_server_config.${key}`),
-          message: `cannot read ${path}: ${fsReason(error)}`,
+          message: `cannot read ${path}: ${describeFsError(error)}`,
         });
       }
     }
@@ -188,16 +188,8 @@ export function loadWebConfig(
     text = read(path).toString('utf8');
   } catch (error) {
     throw new ConfigError([
-      { path: '--web.config.file', message: `cannot read ${path}: ${fsReason(error)}` },
+      { path: '--web.config.file', message: `cannot read ${path}: ${describeFsError(error)}` },
     ]);
   }
   return parseWebConfig(text, path, dirname(resolve(path)), read);
-}
-
-function fsReason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES') return 'permission denied';
-  if (code === 'EISDIR') return 'is a directory';
-  return code ?? 'unreadable';
 }

@@ -4,18 +4,7 @@ import type { Simulator, SimulatorOptions } from '../../src/demo/simulator.js';
 import { UpstashClient } from '../../src/upstash/client.js';
 import { InvalidResponseError } from '../../src/upstash/errors.js';
 import { fetchFlowControl, parseFlowControl } from '../../src/upstash/flow-control.js';
-
-/** Runs `parse`, expects an InvalidResponseError, and returns it. */
-function invalid(parse: () => unknown): InvalidResponseError {
-  try {
-    parse();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidResponseError);
-    expect((error as InvalidResponseError).reason).toBe('invalid_response');
-    return error as InvalidResponseError;
-  }
-  expect.unreachable('the body was accepted');
-}
+import { invalid } from '../helpers/invalid.js';
 
 // A response as QStash documents it, with the extra per-key fields the real API sends.
 const DOCUMENTED = `{

@@ -8,13 +8,14 @@ import {
 } from '../../src/demo/simulator.js';
 import type { Simulator } from '../../src/demo/simulator.js';
 import { UpstashClient } from '../../src/upstash/client.js';
-import { HttpStatusError, InvalidResponseError } from '../../src/upstash/errors.js';
+import { HttpStatusError } from '../../src/upstash/errors.js';
 import {
   NUMBER_FIELDS,
   SERIES_FIELDS,
   fetchRedisStats,
   parseRedisStats,
 } from '../../src/upstash/redis-stats.js';
+import { invalid } from '../helpers/invalid.js';
 
 const T0 = Date.UTC(2025, 7, 31, 15, 12, 0);
 const at = (offsetSeconds: number, fraction = ''): string =>
@@ -56,17 +57,6 @@ const BODY = {
   total_monthly_consume: null,
   monitor_count: 0,
 };
-
-function invalid(parse: () => unknown): InvalidResponseError {
-  try {
-    parse();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidResponseError);
-    expect((error as InvalidResponseError).reason).toBe('invalid_response');
-    return error as InvalidResponseError;
-  }
-  expect.unreachable('the body was accepted');
-}
 
 describe('parseRedisStats', () => {
   test('a realistic body', () => {

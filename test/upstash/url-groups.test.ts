@@ -2,8 +2,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { DEMO_ODD_URL_GROUP, DEMO_QSTASH_TOKEN, startSimulator } from '../../src/demo/simulator.js';
 import type { Simulator } from '../../src/demo/simulator.js';
 import { UpstashClient } from '../../src/upstash/client.js';
-import { InvalidResponseError } from '../../src/upstash/errors.js';
 import { fetchUrlGroups, parseUrlGroups } from '../../src/upstash/url-groups.js';
+import { invalid } from '../helpers/invalid.js';
 
 // As QStash sends it: Unix-millisecond timestamps, endpoints with and without a name.
 const BODY = `[
@@ -19,17 +19,6 @@ const BODY = `[
   },
   {"name": "webhooks/stripe", "createdAt": 1700000000000, "updatedAt": 1700000000000, "endpoints": []}
 ]`;
-
-function invalid(parse: () => unknown): InvalidResponseError {
-  try {
-    parse();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidResponseError);
-    expect((error as InvalidResponseError).reason).toBe('invalid_response');
-    return error as InvalidResponseError;
-  }
-  expect.unreachable('the body was accepted');
-}
 
 describe('parseUrlGroups', () => {
   test('a realistic body: names, ms timestamps kept as ms, endpoint counts', () => {
