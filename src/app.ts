@@ -4,17 +4,15 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Config, ManagementAccount, QstashAccount } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
-import { createMetricsCache, type Encoding } from './metrics/exposition-cache.js';
-import type { Format } from './metrics/exposition.js';
+import { createMetricsCache } from './metrics/exposition-cache.js';
 import { flowControlSamples, redisStatsSamples, urlGroupSamples } from './metrics/samples.js';
 import { createLabelLimiter, type LabelLimiter } from './metrics/label-limit.js';
-import { createSelfMetrics, type SelfMetrics, type SourceLabels } from './metrics/self-metrics.js';
+import { createSelfMetrics, type SelfMetrics } from './metrics/self-metrics.js';
 import { Poller, type CarriedState, type PollJob, type PollSource } from './poller.js';
 import { createHandler, listen } from './server.js';
 import { UpstashClient } from './upstash/client.js';
 import { fetchFlowControl } from './upstash/flow-control.js';
 import { fetchRedisStats } from './upstash/redis-stats.js';
-import { FAILURE_REASONS } from './upstash/errors.js';
 import { fetchUrlGroups } from './upstash/url-groups.js';
 import { createWebServer } from './web/web-server.js';
 import { WebSettings } from './web/web-settings.js';
@@ -53,8 +51,6 @@ export function createApp(config: Config, options: AppOptions): App {
 
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
   const scrapeCache = createMetricsCache(series, metrics, registry);
-  const exposition = async (format: Format, encoding: Encoding): Promise<readonly Buffer[]> =>
-    scrapeCache.body(format, encoding);
   let server: Server | undefined;
   // Reloads run one after another, and stop() waits for the one in progress: a reload that finished
   // after stop() would start a poller nobody stops.
@@ -86,7 +82,8 @@ export function createApp(config: Config, options: AppOptions): App {
     for (const source of sources) {
       if (kept.has(source.id)) continue;
       series.drop(source.id);
-      forgetSource(registry, source.labels);
+      metrics.forgetSource(source.labels);
+      limiter.forget(source.labels);
     }
     ({ client, poller, sources } = built);
     running = { ...next, listenAddress: running.listenAddress, webConfigFile: running.webConfigFile };
@@ -98,7 +95,7 @@ export function createApp(config: Config, options: AppOptions): App {
     async start() {
       web = new WebSettings(config.webConfigFile, logger);
       const handler = createHandler({
-        exposition,
+        exposition: async (format, encoding) => scrapeCache.body(format, encoding),
         ready: () => wasReady || poller.ready,
         sources: () => poller.status(),
         version,
@@ -160,21 +157,6 @@ function limitLabels(source: PollSource, limiter: LabelLimiter): PollSource {
     ...source,
     poll: async (context) => limiter.limit(source.labels, await source.poll(context)),
   };
-}
-
-/** Removes a source's health series (it is no longer configured, so `upstash_up` must not linger). */
-function forgetSource(registry: Registry, labels: SourceLabels): void {
-  const names = [
-    'upstash_up',
-    'upstash_exporter_last_success_timestamp_seconds',
-    'upstash_exporter_poll_duration_seconds',
-    'upstash_exporter_polls_total',
-    'upstash_exporter_polls_skipped_total',
-    'upstash_exporter_label_values_truncated_total',
-  ];
-  for (const name of names) registry.getSingleMetric(name)?.remove({ ...labels });
-  const failures = registry.getSingleMetric('upstash_exporter_poll_failures_total');
-  for (const reason of FAILURE_REASONS) failures?.remove({ ...labels, reason });
 }
 
 /** Warns when a credential would cross the network unencrypted. */

@@ -54,8 +54,8 @@ export function createMetricsCache(
   return new ExpositionCache([
     { version: () => series.version, render: (format) => series.render(format) },
     {
-      // Counters changed outside SelfMetrics (label truncation, a reload forgetting a source) change
-      // along with the series, or else show within the second.
+      // The truncation counter changes outside SelfMetrics, but only when a poll replaces series:
+      // keyed on the series version too, it never lags; anything else shows within the second.
       version: () =>
         `${metrics.version}/${series.version}@${Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS)}`,
       render: async (format) => renderRegistry(registry, format),

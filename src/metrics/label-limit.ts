@@ -32,6 +32,8 @@ function toWellFormed(value: string): string {
 /** Applies {@link limitLabelValue} to polled samples and counts the values it had to cut. */
 export interface LabelLimiter {
   limit(source: SourceLabels, samples: readonly Sample[]): Sample[];
+  /** Removes the counter of a source that is no longer configured. */
+  forget(source: SourceLabels): void;
 }
 
 /** Registers `upstash_exporter_label_values_truncated_total` and returns the limiter that feeds it. */
@@ -57,6 +59,9 @@ export function createLabelLimiter(registry: Registry): LabelLimiter {
       });
       if (cut.size > 0) truncated.inc(source, cut.size);
       return out;
+    },
+    forget(source) {
+      truncated.remove({ ...source });
     },
   };
 }

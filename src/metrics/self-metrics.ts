@@ -27,6 +27,8 @@ export interface SelfMetrics {
   pollFailed(labels: SourceLabels, reason: FailureReason, durationSeconds: number): void;
   pollSkipped(labels: SourceLabels): void;
   apiRequest(api: string, code: string): void;
+  /** Removes every health series of a source that is no longer configured. */
+  forgetSource(labels: SourceLabels): void;
   /** Moves on every change recorded through this interface (the exposition cache keys on it). */
   readonly version: number;
 }
@@ -120,6 +122,11 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
     apiRequest(api, code) {
       version++;
       requests.inc({ api, code });
+    },
+    forgetSource(labels) {
+      version++;
+      for (const metric of [up, lastSuccess, duration, polls, skipped]) metric.remove({ ...labels });
+      for (const reason of FAILURE_REASONS) failures.remove({ ...labels, reason });
     },
   };
 }
