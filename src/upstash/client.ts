@@ -48,6 +48,9 @@ export interface GetOptions {
   readonly deadline?: number | undefined;
 }
 
+/** Where an endpoint module sends its GET: a base URL plus everything of {@link GetOptions} but the path. */
+export type Target = Omit<GetOptions, 'api' | 'url'> & { readonly baseUrl: string };
+
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const BACKOFF_BASE_MS = 250;
 /** A Retry-After is honoured up to an hour: a wilder one must not silence a source until restart. */

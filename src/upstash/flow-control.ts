@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { UpstashClient } from './client.js';
+import type { Target, UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
 import { describeIssues } from './schema-errors.js';
 
@@ -13,14 +13,6 @@ export interface FlowControlKey {
 // tolerated: a changed API must be loud, not half-reported.
 const entry = z.object({ flowControlKey: z.string(), waitListSize: z.number() });
 const body = z.union([z.object({ flowControls: z.array(entry) }), z.array(entry)]);
-
-/** Where and how to call QStash. */
-export interface QstashTarget {
-  readonly baseUrl: string;
-  readonly authorization: string;
-  readonly signal?: AbortSignal | undefined;
-  readonly deadline?: number | undefined;
-}
 
 /** Parses a flow-control list body (documented object or bare array); throws on any other shape. */
 export function parseFlowControl(json: unknown, url = 'flowControl'): FlowControlKey[] {
@@ -64,11 +56,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** GET `{url}/v2/flowControl/`: every flow-control key with its wait list size. */
-export async function fetchFlowControl(
-  client: UpstashClient,
-  target: QstashTarget,
-): Promise<FlowControlKey[]> {
+export async function fetchFlowControl(client: UpstashClient, target: Target): Promise<FlowControlKey[]> {
   const url = `${target.baseUrl}/v2/flowControl/`;
-  const json = await client.getJson({ api: 'qstash', url, ...target });
+  const json = await client.getJson({ ...target, api: 'qstash', url });
   return parseFlowControl(json, url);
 }

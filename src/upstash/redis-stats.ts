@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { UpstashClient } from './client.js';
+import type { Target, UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
 import { parseGoTime, parseGoTimeNs } from './go-time.js';
 import { describeIssues } from './schema-errors.js';
@@ -100,17 +100,11 @@ export function parseRedisStats(json: unknown, url = 'stats'): RedisStats {
 }
 
 /** Where and how to call the management API for one database. */
-export interface StatsTarget {
-  readonly baseUrl: string;
-  readonly authorization: string;
-  readonly databaseId: string;
-  readonly signal?: AbortSignal | undefined;
-  readonly deadline?: number | undefined;
-}
+export type StatsTarget = Target & { readonly databaseId: string };
 
 /** GET `{url}/v2/redis/stats/{id}`: one database's usage, latency and billing. */
 export async function fetchRedisStats(client: UpstashClient, target: StatsTarget): Promise<RedisStats> {
   const url = `${target.baseUrl}/v2/redis/stats/${encodeURIComponent(target.databaseId)}`;
-  const json = await client.getJson({ api: 'management', url, ...target });
+  const json = await client.getJson({ ...target, api: 'management', url });
   return parseRedisStats(json, url);
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { UpstashClient } from './client.js';
+import type { Target, UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
-import type { QstashTarget } from './flow-control.js';
 import { describeIssues } from './schema-errors.js';
 
 /** One QStash URL group (a "topic" in the API). */
@@ -36,8 +35,8 @@ export function parseUrlGroups(json: unknown, url = 'topics'): UrlGroup[] {
 }
 
 /** GET `{url}/v2/topics`: every URL group with its endpoints. */
-export async function fetchUrlGroups(client: UpstashClient, target: QstashTarget): Promise<UrlGroup[]> {
+export async function fetchUrlGroups(client: UpstashClient, target: Target): Promise<UrlGroup[]> {
   const url = `${target.baseUrl}/v2/topics`;
-  const json = await client.getJson({ api: 'qstash', url, ...target });
+  const json = await client.getJson({ ...target, api: 'qstash', url });
   return parseUrlGroups(json, url);
 }
