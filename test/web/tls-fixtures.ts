@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -22,45 +22,21 @@ function openssl(args: string[], cwd: string): void {
 export function makePki(): Pki {
   const dir = mkdtempSync(join(tmpdir(), 'upstash-exporter-pki-'));
   const days = ['-days', '2'];
-  openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-      '-subj',
-      '/CN=test-ca',
-      ...days,
-    ],
-    dir,
-  );
+  // A new P-256 key, unencrypted, written to NAME.key.
+  const newKey = (name: string): string[] => [
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+  ];
+  openssl(['req', '-x509', ...newKey('ca'), '-out', 'ca.crt', '-subj', '/CN=test-ca', ...days], dir);
   const issue = (name: string, ext: string, selfSigned: boolean): { cert: string; key: string } => {
-    openssl(
-      [
-        'req',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.csr`,
-        '-subj',
-        `/CN=${name}`,
-      ],
-      dir,
-    );
+    openssl(['req', ...newKey(name), '-out', `${name}.csr`, '-subj', `/CN=${name}`], dir);
     const extFile = join(dir, `${name}.ext`);
-    execFileSync('sh', ['-c', `printf '%s\\n' "${ext}" > "${extFile}"`]);
+    writeFileSync(extFile, `${ext}\n`);
     const signer = selfSigned
       ? ['-signkey', `${name}.key`]
       : ['-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial'];
