@@ -1,5 +1,8 @@
 import { DataSeries } from '../src/metrics/data-series.js';
-import { flowControlSamples, redisStatsSamples, urlGroupSamples } from '../src/metrics/samples.js';
+import { flowControlSamples } from '../src/sources/flow-control.js';
+import { DATA_METRICS } from '../src/sources/kinds.js';
+import { redisStatsSamples } from '../src/sources/redis-stats.js';
+import { urlGroupSamples } from '../src/sources/url-groups.js';
 import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN, type Simulator } from '../src/demo/simulator.js';
 import { parseFlowControl } from '../src/upstash/flow-control.js';
 import { parseRedisStats } from '../src/upstash/redis-stats.js';
@@ -72,7 +75,7 @@ export function measureIngest(
   bodies: Bodies,
   options: { budgetMs: number; rounds: number },
 ): { statsPayload: IngestFigure; flowControl: IngestFigure; urlGroups: IngestFigure; whole: IngestFigure } {
-  const series = new DataSeries();
+  const series = new DataSeries(DATA_METRICS);
   const first = bodies.stats[0]!;
   const one = (label: string, body: Buffer, run: () => number): IngestFigure => {
     const count = run();

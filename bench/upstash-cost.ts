@@ -72,16 +72,20 @@ async function clientCycles(state: State, cycles: number): Promise<CostFigures['
     concurrency: POOL_SIZE,
     userAgent: 'upstash-exporter-bench',
   });
-  const qstash = { baseUrl: simulator.url, authorization: `Bearer ${DEMO_QSTASH_TOKEN}` };
-  const management = `Basic ${Buffer.from(`${DEMO_EMAIL}:${DEMO_API_KEY}`).toString('base64')}`;
+  const qstash = {
+    baseUrl: simulator.url,
+    credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } },
+  } as const;
+  const management = {
+    baseUrl: simulator.url,
+    credentials: { api: 'management', email: DEMO_EMAIL, apiKey: { reveal: () => DEMO_API_KEY } },
+  } as const;
   try {
     for (let cycle = 0; cycle < cycles; cycle++) {
       await Promise.all([
         fetchFlowControl(client, qstash),
         fetchUrlGroups(client, qstash),
-        ...state.databases.map((databaseId) =>
-          fetchRedisStats(client, { baseUrl: simulator.url, authorization: management, databaseId }),
-        ),
+        ...state.databases.map((databaseId) => fetchRedisStats(client, { ...management, databaseId })),
       ]);
     }
     const requests = ROUTES.reduce((n, route) => n + simulator.requests(route), 0);

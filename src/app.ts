@@ -2,18 +2,15 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import type { Config, ManagementAccount, QstashAccount } from './config/types.js';
+import type { Config } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
 import { createMetricsCache } from './metrics/exposition-cache.js';
-import { flowControlSamples, redisStatsSamples, urlGroupSamples } from './metrics/samples.js';
-import { createLabelLimiter, type LabelLimiter } from './metrics/label-limit.js';
-import { createSelfMetrics, type SelfMetrics } from './metrics/self-metrics.js';
-import { Poller, type CarriedState, type PollJob, type PollSource } from './poller.js';
+import { Poller, type CarriedState, type PollGroup } from './poller/poller.js';
+import { createSelfMetrics, type SelfMetrics } from './poller/self-metrics.js';
 import { createHandler, listen } from './server.js';
+import { DATA_METRICS } from './sources/kinds.js';
+import { entryUnits, type SourceEntry } from './sources/units.js';
 import { UpstashClient } from './upstash/client.js';
-import { fetchFlowControl } from './upstash/flow-control.js';
-import { fetchRedisStats } from './upstash/redis-stats.js';
-import { fetchUrlGroups } from './upstash/url-groups.js';
 import { createWebServer } from './web/web-server.js';
 import { WebSettings } from './web/web-settings.js';
 
@@ -41,10 +38,9 @@ export function createApp(config: Config, options: AppOptions): App {
   const { logger, version } = options;
   const registry = new Registry();
   const metrics = createSelfMetrics(registry, { version });
-  const series = new DataSeries();
-  const limiter = createLabelLimiter(registry);
+  const series = new DataSeries(DATA_METRICS);
   let running = config;
-  let { client, poller, sources } = buildPolling(config, { version, metrics, series, logger, limiter });
+  let { client, poller } = buildPolling(config, { version, metrics, series, logger });
   let web: WebSettings | undefined;
   // After a reload the new poller starts from `pending`; the exporter stays ready meanwhile.
   let wasReady = false;
@@ -76,19 +72,14 @@ export function createApp(config: Config, options: AppOptions): App {
     await poller.stop();
     await client.close();
     if (stopped) return;
-    const built = buildPolling(next, { version, metrics, series, logger, limiter }, poller.carryOver());
-    // Sources gone from the configuration take their series and health metrics with them.
-    const kept = new Set(built.sources.map((source) => source.id));
-    for (const source of sources) {
-      if (kept.has(source.id)) continue;
-      series.drop(source.id);
-      metrics.forgetSource(source.labels);
-      limiter.forget(source.labels);
-    }
-    ({ client, poller, sources } = built);
+    const built = buildPolling(next, { version, metrics, series, logger }, poller.carryOver());
+    // Units gone from the configuration take their series and health metrics with them.
+    const kept = new Set(built.poller.unitIds);
+    for (const id of poller.unitIds) if (!kept.has(id)) poller.removeUnit(id);
+    ({ client, poller } = built);
     running = { ...next, listenAddress: running.listenAddress, webConfigFile: running.webConfigFile };
     poller.start();
-    logger.info({ sources: sources.length }, 'configuration reloaded');
+    logger.info({ sources: poller.unitIds.length }, 'configuration reloaded');
   };
 
   return {
@@ -131,32 +122,56 @@ interface PollingParts {
   readonly metrics: SelfMetrics;
   readonly series: DataSeries;
   readonly logger: Logger;
-  readonly limiter: LabelLimiter;
 }
 
-/** The client, sources and poller of one configuration. */
+/** The client and poller of one configuration. */
 function buildPolling(config: Config, parts: PollingParts, carryOver?: ReadonlyMap<string, CarriedState>) {
-  const { version, metrics, series, logger, limiter } = parts;
+  const { version, metrics, series, logger } = parts;
   const client = new UpstashClient({
     ...config.http,
     userAgent: `upstash-exporter/${version} (node ${process.version})`,
     onRequest: (api, code) => metrics.apiRequest(api, code),
   });
-  const jobs = [
-    ...config.qstash.map((account) => qstashJob(account, client, config)),
-    ...config.management.map((account) => managementJob(account, client)),
-  ].map((job) => ({ ...job, sources: job.sources.map((source) => limitLabels(source, limiter)) }));
-  const sources = jobs.flatMap((job) => job.sources);
-  const poller = new Poller({ jobs, series, metrics, logger, ...(carryOver && { carryOver }) });
-  return { client, poller, sources };
+  const groups = sourceEntries(config).map(({ key, schedule, entry }): PollGroup => ({
+    key,
+    cron: schedule.cron,
+    intervalMs: schedule.intervalMs,
+    units: entryUnits(entry, { client, limits: config.limits }),
+  }));
+  const poller = new Poller({ groups, series, metrics, logger, ...(carryOver && { carryOver }) });
+  return { client, poller };
 }
 
-/** Caps the label values a source produces (length, well-formed UTF-16), counting what was cut. */
-function limitLabels(source: PollSource, limiter: LabelLimiter): PollSource {
-  return {
-    ...source,
-    poll: async (context) => limiter.limit(source.labels, await source.poll(context)),
-  };
+/** The config's entries as the sources see them, each with its schedule. */
+function sourceEntries(config: Config) {
+  return [
+    ...config.qstash.map((account) => ({
+      key: `qstash/${account.name}`,
+      schedule: account.schedule,
+      entry: {
+        account: {
+          name: account.name,
+          baseUrl: account.url,
+          credentials: { api: 'qstash', token: account.token },
+        },
+        sources: account.sources,
+        units: { database: [] },
+      } satisfies SourceEntry,
+    })),
+    ...config.management.map((account) => ({
+      key: `management/${account.name}`,
+      schedule: account.schedule,
+      entry: {
+        account: {
+          name: account.name,
+          baseUrl: account.url,
+          credentials: { api: 'management', email: account.email, apiKey: account.apiKey },
+        },
+        sources: ['redis_stats'],
+        units: { database: account.databases },
+      } satisfies SourceEntry,
+    })),
+  ];
 }
 
 /** Warns when a credential would cross the network unencrypted. */
@@ -179,46 +194,4 @@ function warnPlainHttp(config: Config, logger: Logger): void {
 function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host.startsWith('127.');
-}
-
-function qstashJob(account: QstashAccount, client: UpstashClient, config: Config): PollJob {
-  const target = (context: { signal: AbortSignal; deadline: number }) => ({
-    baseUrl: account.url,
-    authorization: `Bearer ${account.token.reveal()}`,
-    ...context,
-  });
-  const { maxFlowControlKeys, maxUrlGroups } = config.limits;
-  const sources = account.sources.map((source): PollSource => ({
-    id: `${source}/${account.name}`,
-    labels: { source, account: account.name, database_id: '' },
-    poll:
-      source === 'flow_control'
-        ? async (context) =>
-            flowControlSamples(
-              account.name,
-              await fetchFlowControl(client, target(context)),
-              maxFlowControlKeys,
-            )
-        : async (context) =>
-            urlGroupSamples(account.name, await fetchUrlGroups(client, target(context)), maxUrlGroups),
-  }));
-  return { cron: account.schedule.cron, intervalMs: account.schedule.intervalMs, sources };
-}
-
-function managementJob(account: ManagementAccount, client: UpstashClient): PollJob {
-  const sources = account.databases.map((databaseId): PollSource => ({
-    id: `redis_stats/${account.name}/${databaseId}`,
-    labels: { source: 'redis_stats', account: account.name, database_id: databaseId },
-    poll: async (context) => {
-      const basic = Buffer.from(`${account.email}:${account.apiKey.reveal()}`).toString('base64');
-      const stats = await fetchRedisStats(client, {
-        baseUrl: account.url,
-        authorization: `Basic ${basic}`,
-        databaseId,
-        ...context,
-      });
-      return redisStatsSamples(account.name, databaseId, stats);
-    },
-  }));
-  return { cron: account.schedule.cron, intervalMs: account.schedule.intervalMs, sources };
 }

@@ -1,6 +1,6 @@
-import { DATA_METRICS } from './catalogue.js';
+import type { DataMetric } from './catalogue.js';
 import { familyHeader, formatLabels, formatValue, type Format } from './exposition.js';
-import type { Sample } from './samples.js';
+import type { Sample } from './sample.js';
 
 /**
  * The polled data series of every source, and their exposition. Each source's sample lines are
@@ -8,10 +8,16 @@ import type { Sample } from './samples.js';
  * it once per {@link version}, not per scrape.
  */
 export class DataSeries {
+  readonly #metrics: readonly DataMetric[];
   /** Per source: metric name → its rendered sample lines. */
   readonly #bySource = new Map<string, Map<string, string>>();
   readonly #counts = new Map<string, number>();
   #version = 0;
+
+  /** `metrics` are every family a source may fill, in exposition order. */
+  constructor(metrics: readonly DataMetric[]) {
+    this.#metrics = metrics;
+  }
 
   /** Replaces every series of a source: whatever the new samples do not name is gone. */
   replace(sourceId: string, samples: readonly Sample[]): void {
@@ -58,7 +64,7 @@ export class DataSeries {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, lines]) => lines);
     let out = '';
-    for (const metric of DATA_METRICS) {
+    for (const metric of this.#metrics) {
       let lines = '';
       for (const source of sources) lines += source.get(metric.name) ?? '';
       if (lines !== '') out += familyHeader(metric.name, metric.help, 'gauge', format) + lines;

@@ -2,8 +2,9 @@ import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib';
 import type { Registry } from 'prom-client';
 import type { DataSeries } from './data-series.js';
-import type { Format } from './exposition.js';
-import { renderRegistry, type SelfMetrics } from './self-metrics.js';
+
+import { renderRegistry, type Format } from './exposition.js';
+import type { SelfMetrics } from '../poller/self-metrics.js';
 
 const deflateRaw = promisify(deflateRawCallback);
 

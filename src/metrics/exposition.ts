@@ -1,3 +1,5 @@
+import type { Registry } from 'prom-client';
+
 /** The two exposition formats we serve. */
 export type Format = 'text' | 'openmetrics';
 
@@ -74,4 +76,14 @@ export function renderFamilies(families: readonly FamilySnapshot[], format: Form
     }
   }
   return out;
+}
+
+/** Renders every metric of a prom-client registry in the requested format. */
+export async function renderRegistry(registry: Registry, format: Format): Promise<string> {
+  // The registry holds Metric instances; its typings only admit to the plain-object part of them.
+  const metrics = registry.getMetricsAsArray() as unknown as {
+    get(): Promise<FamilySnapshot> | FamilySnapshot;
+  }[];
+  const families = await Promise.all(metrics.map(async (metric) => metric.get()));
+  return renderFamilies(families, format);
 }

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Counter, type Registry } from 'prom-client';
-import type { Sample } from './samples.js';
-import type { SourceLabels } from './self-metrics.js';
+import type { Sample } from './sample.js';
 
 /** Longest label value exported, in UTF-16 code units; longer ones are cut (see {@link limitLabelValue}). */
 export const MAX_LABEL_VALUE_LENGTH = 1024;
@@ -29,39 +27,19 @@ function toWellFormed(value: string): string {
   return value.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
-/** Applies {@link limitLabelValue} to polled samples and counts the values it had to cut. */
-export interface LabelLimiter {
-  limit(source: SourceLabels, samples: readonly Sample[]): Sample[];
-  /** Removes the counter of a source that is no longer configured. */
-  forget(source: SourceLabels): void;
-}
-
-/** Registers `upstash_exporter_label_values_truncated_total` and returns the limiter that feeds it. */
-export function createLabelLimiter(registry: Registry): LabelLimiter {
-  const truncated = new Counter({
-    name: 'upstash_exporter_label_values_truncated_total',
-    help: `Label values of polled series cut to ${MAX_LABEL_VALUE_LENGTH} characters (head, "~" and a hash of the whole value), counted once per value and poll (count).`,
-    labelNames: ['source', 'account', 'database_id'],
-    registers: [registry],
+/**
+ * Applies {@link limitLabelValue} to every label of `samples`; `truncated` counts the distinct
+ * values that were over the length cap.
+ */
+export function limitSampleLabels(samples: readonly Sample[]): { samples: Sample[]; truncated: number } {
+  const cut = new Set<string>();
+  const out = samples.map((sample) => {
+    if (sample.labels.every(([, value]) => limitLabelValue(value) === value)) return sample;
+    const labels = sample.labels.map(([name, value]): readonly [string, string] => {
+      if (value.length > MAX_LABEL_VALUE_LENGTH) cut.add(value);
+      return [name, limitLabelValue(value)];
+    });
+    return { ...sample, labels };
   });
-  return {
-    limit(source, samples) {
-      truncated.inc(source, 0);
-      const cut = new Set<string>();
-      const out = samples.map((sample) => {
-        if (sample.labels.every(([, value]) => limitLabelValue(value) === value)) return sample;
-        const labels = sample.labels.map(([name, value]): readonly [string, string] => {
-          const limited = limitLabelValue(value);
-          if (value.length > MAX_LABEL_VALUE_LENGTH) cut.add(value);
-          return [name, limited];
-        });
-        return { ...sample, labels };
-      });
-      if (cut.size > 0) truncated.inc(source, cut.size);
-      return out;
-    },
-    forget(source) {
-      truncated.remove({ ...source });
-    },
-  };
+  return { samples: out, truncated: cut.size };
 }

@@ -11,7 +11,20 @@ import {
 import { Semaphore } from './semaphore.js';
 
 /** Which Upstash API a request goes to (a label of the request counter). */
-export type Api = 'qstash' | 'management';
+export type Api = Credentials['api'];
+
+/** A credential that only gives its value when asked (the config's Secret is one). */
+export interface Revealable {
+  reveal(): string;
+}
+
+/**
+ * Who we are to Upstash: a QStash token (Bearer) or a management API key (HTTP Basic, with the
+ * account's e-mail). Only the client turns these into a header; nothing above it knows how.
+ */
+export type Credentials =
+  | { readonly api: 'qstash'; readonly token: Revealable }
+  | { readonly api: 'management'; readonly email: string; readonly apiKey: Revealable };
 
 /** Reported once per HTTP attempt, retries included: `code` is the status, or `error`. */
 export type RequestObserver = (api: Api, code: string) => void;
@@ -35,10 +48,9 @@ export interface ClientOptions {
 
 /** One GET to Upstash. */
 export interface GetOptions {
-  readonly api: Api;
   readonly url: string;
-  /** The full Authorization header value; used for this request only, never stored or printed. */
-  readonly authorization: string;
+  /** Sent as the Authorization header of this request only; never stored or printed. */
+  readonly credentials: Credentials;
   /** Aborts the call when the exporter shuts down. */
   readonly signal?: AbortSignal | undefined;
   /**
@@ -49,7 +61,7 @@ export interface GetOptions {
 }
 
 /** Where an endpoint module sends its GET: a base URL plus everything of {@link GetOptions} but the path. */
-export type Target = Omit<GetOptions, 'api' | 'url'> & { readonly baseUrl: string };
+export type Target = Omit<GetOptions, 'url'> & { readonly baseUrl: string };
 
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const BACKOFF_BASE_MS = 250;
@@ -120,7 +132,8 @@ export class UpstashClient {
   }
 
   async #attempt(request: GetOptions): Promise<unknown> {
-    const { url, api } = request;
+    const { url } = request;
+    const { api } = request.credentials;
     const release = await this.#slots.acquire();
     // One controller per attempt, aborted by its own timer or by shutdown. Not AbortSignal.any: on
     // Node 20 every composed signal stays registered with the long-lived shutdown signal, a leak of
@@ -151,7 +164,7 @@ export class UpstashClient {
           path: pathOf(url),
           method: 'GET',
           headers: {
-            authorization: request.authorization,
+            authorization: authorizationHeader(request.credentials),
             accept: 'application/json',
             'user-agent': this.#options.userAgent,
           },
@@ -203,6 +216,13 @@ export class UpstashClient {
       release();
     }
   }
+}
+
+/** The Authorization header value for `credentials`. */
+function authorizationHeader(credentials: Credentials): string {
+  if (credentials.api === 'qstash') return `Bearer ${credentials.token.reveal()}`;
+  const basic = Buffer.from(`${credentials.email}:${credentials.apiKey.reveal()}`).toString('base64');
+  return `Basic ${basic}`;
 }
 
 class BodyTooLarge extends Error {}

@@ -1,15 +1,5 @@
-/** Why a poll failed; one of these per failure, as the contract lists them. */
-export type FailureReason =
-  | 'unauthorized'
-  | 'not_found'
-  | 'rate_limited'
-  | 'server_error'
-  | 'client_error'
-  | 'timeout'
-  | 'network'
-  | 'invalid_response';
-
-export const FAILURE_REASONS: readonly FailureReason[] = [
+/** Why a call to Upstash failed, as the contract names it. */
+export const UPSTASH_FAILURE_REASONS = [
   'unauthorized',
   'not_found',
   'rate_limited',
@@ -18,13 +8,15 @@ export const FAILURE_REASONS: readonly FailureReason[] = [
   'timeout',
   'network',
   'invalid_response',
-];
+] as const;
+
+export type UpstashFailureReason = (typeof UPSTASH_FAILURE_REASONS)[number];
 
 /** Base of every error a call to Upstash can end in; messages name the request, never a credential. */
 export class UpstashError extends Error {
-  readonly reason: FailureReason;
+  readonly reason: UpstashFailureReason;
 
-  constructor(reason: FailureReason, message: string, options?: ErrorOptions) {
+  constructor(reason: UpstashFailureReason, message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'UpstashError';
     this.reason = reason;
@@ -78,7 +70,7 @@ export class AbortedError extends Error {
 }
 
 /** The failure reason for an HTTP status outside 2xx. */
-export function reasonForStatus(status: number): FailureReason {
+export function reasonForStatus(status: number): UpstashFailureReason {
   if (status === 401 || status === 403) return 'unauthorized';
   if (status === 404) return 'not_found';
   if (status === 429) return 'rate_limited';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
 import { parseGoTime, parseGoTimeNs } from './go-time.js';
-import { describeIssues } from './schema-errors.js';
+import { describeIssues } from './schema.js';
 
 /** Stats fields that are time series of `{x, y}` points; we keep the latest point of each. */
 export const SERIES_FIELDS = [
@@ -105,6 +105,6 @@ export type StatsTarget = Target & { readonly databaseId: string };
 /** GET `{url}/v2/redis/stats/{id}`: one database's usage, latency and billing. */
 export async function fetchRedisStats(client: UpstashClient, target: StatsTarget): Promise<RedisStats> {
   const url = `${target.baseUrl}/v2/redis/stats/${encodeURIComponent(target.databaseId)}`;
-  const json = await client.getJson({ ...target, api: 'management', url });
+  const json = await client.getJson({ ...target, url });
   return parseRedisStats(json, url);
 }

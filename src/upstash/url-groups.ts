@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
-import { describeIssues } from './schema-errors.js';
+import { parseEntries } from './schema.js';
 
 /** One QStash URL group (a "topic" in the API). */
 export interface UrlGroup {
@@ -20,13 +20,12 @@ const group = z.object({
   updatedAt: z.number(),
   endpoints: z.array(endpoint),
 });
-const body = z.array(group);
 
 /** Parses a URL group list body; throws on any other shape. */
 export function parseUrlGroups(json: unknown, url = 'topics'): UrlGroup[] {
-  const parsed = body.safeParse(json);
-  if (!parsed.success) throw new InvalidResponseError('GET', url, describeIssues(parsed.error));
-  return parsed.data.map((g) => ({
+  const fail = (problem: string): Error => new InvalidResponseError('GET', url, problem);
+  if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
+  return parseEntries(json, group, '', fail).map((g) => ({
     name: g.name,
     createdAt: g.createdAt,
     updatedAt: g.updatedAt,
@@ -37,6 +36,6 @@ export function parseUrlGroups(json: unknown, url = 'topics'): UrlGroup[] {
 /** GET `{url}/v2/topics`: every URL group with its endpoints. */
 export async function fetchUrlGroups(client: UpstashClient, target: Target): Promise<UrlGroup[]> {
   const url = `${target.baseUrl}/v2/topics`;
-  const json = await client.getJson({ ...target, api: 'qstash', url });
+  const json = await client.getJson({ ...target, url });
   return parseUrlGroups(json, url);
 }

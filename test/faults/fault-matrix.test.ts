@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Fault } from '../../src/demo/simulator.js';
-import type { FailureReason } from '../../src/upstash/errors.js';
+import type { FailureReason } from '../../src/poller/self-metrics.js';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
 import { DATABASES, eventually, leakedSecret, startHarness, type Harness } from './harness.js';
 

@@ -9,9 +9,10 @@ import {
   type Encoding,
   type Section,
 } from '../../src/metrics/exposition-cache.js';
-import { flowControlSamples } from '../../src/metrics/samples.js';
-import { createSelfMetrics, renderRegistry } from '../../src/metrics/self-metrics.js';
-import type { Format } from '../../src/metrics/exposition.js';
+import { flowControlSamples } from '../../src/sources/flow-control.js';
+import { createSelfMetrics } from '../../src/poller/self-metrics.js';
+import { DATA_METRICS } from '../../src/sources/kinds.js';
+import { renderRegistry, type Format } from '../../src/metrics/exposition.js';
 
 /** A section whose text and version the test sets, counting its renders. */
 function section(text: string | ((format: Format) => string)) {
@@ -139,7 +140,7 @@ describe('ExpositionCache', () => {
   it('serves what rendering everything per scrape served, byte for byte but for process values', async () => {
     const registry = new Registry();
     const metrics = createSelfMetrics(registry, { version: 'test' });
-    const series = new DataSeries();
+    const series = new DataSeries(DATA_METRICS);
     const labels = { source: 'flow_control', account: 'eu', database_id: '' };
     metrics.declareSource(labels);
     metrics.pollStarted(labels);
@@ -159,7 +160,7 @@ describe('ExpositionCache', () => {
   it('shows a recorded poll at once, without waiting for the self-metrics refresh', async () => {
     const registry = new Registry();
     const metrics = createSelfMetrics(registry, { version: 'test' });
-    const cache = createMetricsCache(new DataSeries(), metrics, registry);
+    const cache = createMetricsCache(new DataSeries(DATA_METRICS), metrics, registry);
     const labels = { source: 'url_groups', account: 'eu', database_id: '' };
     expect((await bodyOf(cache, 'text', 'identity')).toString()).not.toContain('upstash_up{');
     metrics.pollSucceeded(labels, 0.1, 1_700_000_000);

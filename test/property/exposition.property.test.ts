@@ -4,12 +4,11 @@ import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, test } from 'vitest';
 import { DataSeries } from '../../src/metrics/data-series.js';
-import {
-  createLabelLimiter,
-  limitLabelValue,
-  MAX_LABEL_VALUE_LENGTH,
-} from '../../src/metrics/label-limit.js';
-import { flowControlSamples, urlGroupSamples } from '../../src/metrics/samples.js';
+import { createSelfMetrics } from '../../src/poller/self-metrics.js';
+import { limitLabelValue, limitSampleLabels, MAX_LABEL_VALUE_LENGTH } from '../../src/metrics/label-limit.js';
+import { flowControlSamples } from '../../src/sources/flow-control.js';
+import { DATA_METRICS } from '../../src/sources/kinds.js';
+import { urlGroupSamples } from '../../src/sources/url-groups.js';
 import { parseFlowControl } from '../../src/upstash/flow-control.js';
 import { parseUrlGroups } from '../../src/upstash/url-groups.js';
 import { parseExposition } from '../faults/exposition-parser.js';
@@ -65,12 +64,9 @@ function render(keys: readonly string[], groups: readonly string[]): string {
       groups.map((name, i) => ({ name, createdAt: 1e12 + i, updatedAt: 1e12 + i, endpoints: [] })),
     ),
   );
-  const limiter = createLabelLimiter(new Registry());
-  const series = new DataSeries();
-  const flowLabels = { source: 'flow_control', account: 'eu', database_id: '' };
-  const groupLabels = { source: 'url_groups', account: 'eu', database_id: '' };
-  series.replace('a', limiter.limit(flowLabels, flowControlSamples('eu', parseFlowControl(flowBody), 1000)));
-  series.replace('b', limiter.limit(groupLabels, urlGroupSamples('eu', parseUrlGroups(groupBody), 1000)));
+  const series = new DataSeries(DATA_METRICS);
+  series.replace('a', limitSampleLabels(flowControlSamples('eu', parseFlowControl(flowBody), 1000)).samples);
+  series.replace('b', limitSampleLabels(urlGroupSamples('eu', parseUrlGroups(groupBody), 1000)).samples);
   return series.render('text');
 }
 
@@ -129,7 +125,7 @@ describe('exposition of arbitrary keys and group names', () => {
 
   test('the truncation counter counts each cut value once per poll', async () => {
     const registry = new Registry();
-    const limiter = createLabelLimiter(registry);
+    const metrics = createSelfMetrics(registry, { version: 'test' });
     const labels = { source: 'url_groups', account: 'eu', database_id: '' };
     const groups = ['short', 'x'.repeat(2000), 'y'.repeat(1025)].map((name) => ({
       name,
@@ -137,8 +133,9 @@ describe('exposition of arbitrary keys and group names', () => {
       updatedAt: 0,
       endpointCount: 1,
     }));
-    limiter.limit(labels, urlGroupSamples('eu', groups, 1000));
-    limiter.limit(labels, urlGroupSamples('eu', groups, 1000));
+    for (let poll = 0; poll < 2; poll++) {
+      metrics.labelValuesTruncated(labels, limitSampleLabels(urlGroupSamples('eu', groups, 1000)).truncated);
+    }
     const text = await registry.metrics();
     expect(text).toContain(
       'upstash_exporter_label_values_truncated_total{source="url_groups",account="eu",database_id=""} 4',

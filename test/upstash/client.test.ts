@@ -17,13 +17,15 @@ import {
   NetworkError,
   TimeoutError,
   UpstashError,
-  type FailureReason,
 } from '../../src/upstash/errors.js';
+import type { FailureReason } from '../../src/poller/self-metrics.js';
 import { fetchFlowControl } from '../../src/upstash/flow-control.js';
 import { sendJson, startLocalServer, type LocalServer } from './local-server.js';
 
 const USER_AGENT = 'upstash-exporter/0.1.0 (node v20)';
 const AUTH = `Bearer ${DEMO_QSTASH_TOKEN}`;
+const bearer = (token: string) => ({ api: 'qstash', token: { reveal: () => token } }) as const;
+const QSTASH = bearer(DEMO_QSTASH_TOKEN);
 
 const clients: UpstashClient[] = [];
 const sims: Simulator[] = [];
@@ -63,7 +65,7 @@ async function server(handler: Parameters<typeof startLocalServer>[0]): Promise<
 const flowUrl = (base: string): string => `${base}/v2/flowControl/`;
 
 function get(c: UpstashClient, url: string, extra: Partial<GetOptions> = {}): Promise<unknown> {
-  return c.getJson({ api: 'qstash', url, authorization: AUTH, ...extra });
+  return c.getJson({ url, credentials: QSTASH, ...extra });
 }
 
 /** Awaits the promise, expects it to reject, and returns the error. */
@@ -184,7 +186,7 @@ describe('each failure maps to exactly one reason', () => {
   test('the simulator’s own 401 for a wrong token is unauthorized', async () => {
     const sim = await simulator();
     const error = await failsWith(
-      get(client(), flowUrl(sim.url), { authorization: 'Bearer wrong' }),
+      get(client(), flowUrl(sim.url), { credentials: bearer('wrong') }),
       'unauthorized',
     );
     expect(error).toBeInstanceOf(HttpStatusError);
@@ -259,7 +261,7 @@ describe('each failure maps to exactly one reason', () => {
   test('the wrong shape → invalid_response (from the source module)', async () => {
     const sim = await simulator();
     sim.setFault('flow_control', { kind: 'body', body: '{"keys": []}' });
-    const error = await failure(fetchFlowControl(client(), { baseUrl: sim.url, authorization: AUTH }));
+    const error = await failure(fetchFlowControl(client(), { baseUrl: sim.url, credentials: QSTASH }));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toHaveProperty('reason', 'invalid_response');
   });
@@ -544,7 +546,7 @@ describe('credentials never leak into errors', () => {
     if (fault === 'refused') await sim.stop();
     else sim.setFault('flow_control', fault);
     const c = client({ timeoutMs: 300, maxBodyBytes: 5000 });
-    const error = await failure(c.getJson({ api: 'qstash', url, authorization: `Bearer ${SECRET}` }));
+    const error = await failure(c.getJson({ url, credentials: bearer(SECRET) }));
     expect(error).toBeInstanceOf(UpstashError);
     if (fault !== 'refused' && fault.kind !== 'status') {
       expect(sim.lastHeaders('flow_control')?.authorization).toBe(`Bearer ${SECRET}`);
@@ -556,7 +558,7 @@ describe('credentials never leak into errors', () => {
 
   test('the header reaches the server', async () => {
     const sim = await simulator({ qstashToken: SECRET });
-    await get(client(), flowUrl(sim.url), { authorization: `Bearer ${SECRET}` });
+    await get(client(), flowUrl(sim.url), { credentials: bearer(SECRET) });
     expect(sim.lastHeaders('flow_control')?.authorization).toBe(`Bearer ${SECRET}`);
   });
 });
@@ -611,9 +613,8 @@ describe('found in review', () => {
     const shutdown = new AbortController();
     for (let i = 0; i < 5; i++) {
       await client.getJson({
-        api: 'qstash',
         url: `${sim.url}/v2/topics`,
-        authorization: AUTH,
+        credentials: QSTASH,
         signal: shutdown.signal,
       });
     }
@@ -626,7 +627,7 @@ describe('found in review', () => {
     const client = new UpstashClient({ timeoutMs: 5000, retries: 2, concurrency: 2, userAgent: USER_AGENT });
     clients.push(client);
     const error = await client
-      .getJson({ api: 'qstash', url: `${sim.url}/v2/topics`, authorization: 'Bearer a\nb' })
+      .getJson({ url: `${sim.url}/v2/topics`, credentials: bearer('a\nb') })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(sim.requests('url_groups')).toBe(0);

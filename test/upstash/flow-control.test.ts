@@ -96,7 +96,10 @@ describe('fetchFlowControl against the simulator', () => {
     return { sim, client };
   }
 
-  const target = (sim: Simulator) => ({ baseUrl: sim.url, authorization: `Bearer ${DEMO_QSTASH_TOKEN}` });
+  const target = (sim: Simulator) => ({
+    baseUrl: sim.url,
+    credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } } as const,
+  });
 
   test.each(['object', 'array'] as const)('the %s shape yields every generated key', async (shape) => {
     const { sim, client } = await setUp({ flowControlShape: shape });

@@ -199,6 +199,11 @@ describe('fetchRedisStats against the simulator', () => {
   });
 
   const basic = `Basic ${Buffer.from(`${DEMO_EMAIL}:${DEMO_API_KEY}`).toString('base64')}`;
+  const credentials = {
+    api: 'management',
+    email: DEMO_EMAIL,
+    apiKey: { reveal: () => DEMO_API_KEY },
+  } as const;
 
   test('the default simulator body: unsorted keyspace and a null newest throughput are handled', async () => {
     const now = Date.UTC(2025, 7, 31, 15, 12, 52, 799);
@@ -206,9 +211,11 @@ describe('fetchRedisStats against the simulator', () => {
     client = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
     const stats = await fetchRedisStats(client, {
       baseUrl: sim.url,
-      authorization: basic,
+      credentials,
       databaseId: DEMO_DATABASES[0]!,
     });
+    // The client builds the Basic header from the e-mail and the key.
+    expect(sim.lastHeaders('redis_stats')?.authorization).toBe(basic);
 
     // Read the same body directly to know what the answer must be.
     const raw = (await (
@@ -239,13 +246,13 @@ describe('fetchRedisStats against the simulator', () => {
     const odd = 'db/with space?&#';
     sim = await startSimulator({ databases: [odd] });
     client = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
-    const stats = await fetchRedisStats(client, { baseUrl: sim.url, authorization: basic, databaseId: odd });
+    const stats = await fetchRedisStats(client, { baseUrl: sim.url, credentials, databaseId: odd });
     expect(stats.sampleTimestampMs).toBeDefined();
     expect(sim.lastPath('redis_stats')).toBe(`/v2/redis/stats/${encodeURIComponent(odd)}`);
 
     const error = await fetchRedisStats(client, {
       baseUrl: sim.url,
-      authorization: basic,
+      credentials,
       databaseId: 'gone',
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpStatusError);

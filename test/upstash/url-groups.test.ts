@@ -78,7 +78,7 @@ describe('fetchUrlGroups against the simulator', () => {
     client = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
     const groups = await fetchUrlGroups(client, {
       baseUrl: sim.url,
-      authorization: `Bearer ${DEMO_QSTASH_TOKEN}`,
+      credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } },
     });
     expect(groups).toHaveLength(5);
     expect(groups.map((g) => g.name)).toContain(DEMO_ODD_URL_GROUP);

@@ -2,11 +2,13 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataSeries } from '../src/metrics/data-series.js';
-import { flowControlSamples } from '../src/metrics/samples.js';
-import { createSelfMetrics, renderRegistry } from '../src/metrics/self-metrics.js';
-import { Poller, type PollContext, type PollSource } from '../src/poller.js';
-import { AbortedError, HttpStatusError, InvalidResponseError } from '../src/upstash/errors.js';
+import { DataSeries } from '../../src/metrics/data-series.js';
+import { renderRegistry } from '../../src/metrics/exposition.js';
+import { Poller, type PollContext, type PollUnit } from '../../src/poller/poller.js';
+import { createSelfMetrics } from '../../src/poller/self-metrics.js';
+import { flowControlSamples } from '../../src/sources/flow-control.js';
+import { DATA_METRICS } from '../../src/sources/kinds.js';
+import { AbortedError, HttpStatusError, InvalidResponseError } from '../../src/upstash/errors.js';
 
 const EVERY_SECOND = '* * * * * *';
 const labels = { source: 'flow_control', account: 'eu', database_id: '' };
@@ -16,7 +18,7 @@ const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve,
 function setup(poll: (context: PollContext, call: number) => Promise<number>, intervalMs = 1000) {
   const registry = new Registry();
   const metrics = createSelfMetrics(registry, { version: 'test' });
-  const series = new DataSeries();
+  const series = new DataSeries(DATA_METRICS);
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -25,7 +27,7 @@ function setup(poll: (context: PollContext, call: number) => Promise<number>, in
     },
   });
   let calls = 0;
-  const source: PollSource = {
+  const source: PollUnit = {
     id: 'flow_control/eu',
     labels,
     poll: async (context) => {
@@ -35,14 +37,14 @@ function setup(poll: (context: PollContext, call: number) => Promise<number>, in
     },
   };
   const poller = new Poller({
-    jobs: [{ cron: EVERY_SECOND, intervalMs, sources: [source] }],
+    groups: [{ key: 'qstash/eu', cron: EVERY_SECOND, intervalMs, units: [source] }],
     series,
     metrics,
     logger: pino({ level: 'debug' }, sink),
   });
   const text = async () => `${series.render('text')}${await renderRegistry(registry, 'text')}`;
   const value = async (pattern: RegExp) => Number(pattern.exec(await text())?.[1] ?? NaN);
-  return { poller, series, text, value, lines, calls: () => calls };
+  return { poller, series, registry, text, value, lines, calls: () => calls };
 }
 
 let running: Poller | undefined;
@@ -173,5 +175,79 @@ describe('Poller', () => {
     expect(Date.now() - started).toBeLessThan(1000);
     expect(await t.text()).toMatch(/poll_failures_total\{[^}]*reason="network"\} 0/);
     expect(await t.text()).not.toContain('upstash_up{');
+  });
+
+  it('counts a fault of our own as internal, not as an Upstash failure, and logs it at error with its stack', async () => {
+    const t = setup(() => Promise.reject(new TypeError('cannot read properties of undefined')));
+    running = t.poller;
+    t.poller.start();
+    await sleep(100);
+    expect(await t.value(/^upstash_exporter_poll_failures_total\{[^}]*reason="internal"\} (\S+)$/m)).toBe(1);
+    expect(
+      await t.value(/^upstash_exporter_poll_failures_total\{[^}]*reason="invalid_response"\} (\S+)$/m),
+    ).toBe(0);
+    const line = t.lines.find((l) => l.msg === 'poll failed unexpectedly');
+    expect(line).toMatchObject({ level: 50, reason: 'internal', err: { type: 'TypeError' } });
+    expect((line?.err as { stack?: string } | undefined)?.stack).toContain('TypeError');
+    expect(t.poller.status()[0]?.outcome).toBe('internal');
+  });
+
+  it('adds and removes units at run time, each with its series and health series', async () => {
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    t.poller.start();
+    await sleep(100);
+    const labels = { source: 'redis_stats', account: 'main', database_id: 'db-new' };
+    let newCalls = 0;
+    t.poller.addUnit('qstash/eu', {
+      id: 'redis_stats/main/db-new',
+      labels,
+      poll: async () => {
+        newCalls += 1;
+        return Promise.resolve(flowControlSamples('main', [{ key: 'from-new', waitListSize: 4 }], 10));
+      },
+    });
+    // Polled from its first sighting, not at the next tick.
+    await sleep(50);
+    expect(newCalls).toBe(1);
+    expect(await t.text()).toContain('flow_control_key="from-new"');
+    expect(await t.text()).toMatch(
+      /^upstash_up\{source="redis_stats",account="main",database_id="db-new"\} 1$/m,
+    );
+    expect(t.poller.status().map((s) => s.labels.database_id)).toEqual(['', 'db-new']);
+
+    t.poller.removeUnit('redis_stats/main/db-new');
+    const text = await t.text();
+    expect(text).not.toContain('from-new');
+    expect(text).not.toContain('db-new');
+    expect(text).toMatch(/^upstash_up\{source="flow_control",account="eu",database_id=""\} 1$/m);
+    expect(t.poller.unitIds).toEqual(['flow_control/eu']);
+    await sleep(1100);
+    expect(newCalls).toBe(1);
+  });
+
+  it('abandons the poll in flight of a removed unit without recording it', async () => {
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    t.poller.start();
+    let finish: (() => void) | undefined;
+    t.poller.addUnit('qstash/eu', {
+      id: 'redis_stats/main/db-slow',
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow' },
+      poll: async (context) => {
+        await new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+        expect(context.signal.aborted).toBe(true);
+        return flowControlSamples('main', [{ key: 'late', waitListSize: 1 }], 10);
+      },
+    });
+    await sleep(20);
+    t.poller.removeUnit('redis_stats/main/db-slow');
+    finish?.();
+    await sleep(20);
+    const text = await t.text();
+    expect(text).not.toContain('late');
+    expect(text).not.toContain('db-slow');
   });
 });

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /** A short, value-free description of why a body failed its schema: where, and what was expected. */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: z.ZodError, prefix = ''): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'wrong shape';
   // A union reports one issue; dig into the branch that got deepest into the body for a precise path
@@ -17,7 +17,27 @@ export function describeIssues(error: z.ZodError): string {
           )
       : undefined;
   const chosen = inner ?? issue;
-  const path = chosen.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+  const path = `${prefix}${chosen.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`;
   const more = error.issues.length > 1 ? ` and ${error.issues.length - 1} more` : '';
   return `wrong shape at ${path === '' ? 'top level' : path.replace(/^\./, '')}: ${chosen.message}${more}`;
+}
+
+/**
+ * Validates a list body entry by entry and stops at the first bad one: a huge body of bad entries
+ * then costs one problem, not one per entry, and a changed API still fails loudly. `at` names the
+ * list in the message (`flowControls`, or '' for a bare array).
+ */
+export function parseEntries<T extends z.ZodType>(
+  list: readonly unknown[],
+  entry: T,
+  at: string,
+  fail: (problem: string) => Error,
+): z.output<T>[] {
+  const out = new Array<z.output<T>>(list.length);
+  for (let index = 0; index < list.length; index++) {
+    const parsed = entry.safeParse(list[index]);
+    if (!parsed.success) throw fail(describeIssues(parsed.error, `${at}[${index}]`));
+    out[index] = parsed.data;
+  }
+  return out;
 }

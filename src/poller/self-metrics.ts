@@ -1,15 +1,19 @@
 import { Counter, Gauge, collectDefaultMetrics, type Registry } from 'prom-client';
-import { FAILURE_REASONS, type FailureReason } from '../upstash/errors.js';
-import { renderFamilies, type FamilySnapshot, type Format } from './exposition.js';
+import { MAX_LABEL_VALUE_LENGTH } from '../metrics/label-limit.js';
+import { UPSTASH_FAILURE_REASONS } from '../upstash/errors.js';
 
-/** Which source a health metric speaks of; `database_id` is empty for QStash sources. */
-export interface SourceLabels {
-  readonly source: string;
-  readonly account: string;
-  readonly database_id: string;
-}
+/** The labels of every health series: which unit of which source of which account. */
+export const SOURCE_LABELS = ['source', 'account', 'database_id'] as const;
 
-const SOURCE_LABELS = ['source', 'account', 'database_id'] as const;
+/** Which polled unit a health metric speaks of; a unit label that does not apply is empty. */
+export type SourceLabels = Readonly<Record<(typeof SOURCE_LABELS)[number], string>>;
+
+/**
+ * Why a poll failed: Upstash's reasons, and `internal` for a fault of the exporter itself (a bug of
+ * ours must not be blamed on Upstash).
+ */
+export const FAILURE_REASONS = [...UPSTASH_FAILURE_REASONS, 'internal'] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 // prom-client's `_total` gauges break the naming rules; their values are in the unsuffixed gauges.
 const DROPPED_DEFAULTS = [
@@ -27,6 +31,8 @@ export interface SelfMetrics {
   pollFailed(labels: SourceLabels, reason: FailureReason, durationSeconds: number): void;
   pollSkipped(labels: SourceLabels): void;
   apiRequest(api: string, code: string): void;
+  /** Counts label values of the source's latest poll that were cut to the length cap. */
+  labelValuesTruncated(labels: SourceLabels, count: number): void;
   /** Removes every health series of a source that is no longer configured. */
   forgetSource(labels: SourceLabels): void;
   /** Moves on every change recorded through this interface (the exposition cache keys on it). */
@@ -84,6 +90,12 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
     labelNames: ['version', 'node_version'],
     registers,
   }).set({ version: build.version, node_version: process.version }, 1);
+  const truncated = new Counter({
+    name: 'upstash_exporter_label_values_truncated_total',
+    help: `Label values of polled series cut to ${MAX_LABEL_VALUE_LENGTH} characters (head, "~" and a hash of the whole value), counted once per value and poll (count).`,
+    labelNames: SOURCE_LABELS,
+    registers,
+  });
 
   collectDefaultMetrics({ register: registry });
   for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);
@@ -97,6 +109,7 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
       version++;
       polls.inc(labels, 0);
       skipped.inc(labels, 0);
+      truncated.inc(labels, 0);
       for (const reason of FAILURE_REASONS) failures.inc({ ...labels, reason }, 0);
     },
     pollStarted(labels) {
@@ -123,20 +136,16 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
       version++;
       requests.inc({ api, code });
     },
+    labelValuesTruncated(labels, count) {
+      if (count === 0) return;
+      version++;
+      truncated.inc(labels, count);
+    },
     forgetSource(labels) {
       version++;
-      for (const metric of [up, lastSuccess, duration, polls, skipped]) metric.remove({ ...labels });
+      for (const metric of [up, lastSuccess, duration, polls, skipped, truncated])
+        metric.remove({ ...labels });
       for (const reason of FAILURE_REASONS) failures.remove({ ...labels, reason });
     },
   };
-}
-
-/** Renders every metric of a prom-client registry in the requested format. */
-export async function renderRegistry(registry: Registry, format: Format): Promise<string> {
-  // The registry holds Metric instances; its typings only admit to the plain-object part of them.
-  const metrics = registry.getMetricsAsArray() as unknown as {
-    get(): Promise<FamilySnapshot> | FamilySnapshot;
-  }[];
-  const families = await Promise.all(metrics.map(async (metric) => metric.get()));
-  return renderFamilies(families, format);
 }

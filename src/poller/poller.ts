@@ -1,0 +1,326 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Logger } from 'pino';
+import type { DataSeries } from '../metrics/data-series.js';
+import { limitSampleLabels } from '../metrics/label-limit.js';
+import type { Sample } from '../metrics/sample.js';
+import { AbortedError, HttpStatusError, UpstashError } from '../upstash/errors.js';
+import type { FailureReason, SelfMetrics, SourceLabels } from './self-metrics.js';
+
+/** What a poll may use: its abort signal and the time by which it should be over. */
+export interface PollContext {
+  /** Aborted on shutdown, or when the unit is removed. */
+  readonly signal: AbortSignal;
+  /** Unix ms of the unit's next tick. */
+  readonly deadline: number;
+}
+
+/** One thing polled on its own: a source of an account, or one database's stats. */
+export interface PollUnit {
+  /** Unique and stable (`<source>/<account>/<id>`): orders the exposition and keys the state. */
+  readonly id: string;
+  readonly labels: SourceLabels;
+  poll(context: PollContext): Promise<Sample[]>;
+}
+
+/** Units that share a schedule (one config entry); more may join and leave at run time. */
+export interface PollGroup {
+  /** Unique among the groups: the handle for {@link Poller.addUnit}. */
+  readonly key: string;
+  readonly cron: string;
+  readonly intervalMs: number;
+  readonly units: readonly PollUnit[];
+}
+
+/** What the landing page shows of a unit. */
+export interface UnitStatus {
+  readonly labels: SourceLabels;
+  /** `ok`, a failure reason, or `pending` before the first poll ends. */
+  readonly outcome: 'ok' | 'pending' | FailureReason;
+  readonly lastPollAt: number | undefined;
+  readonly lastSuccessAt: number | undefined;
+  readonly running: boolean;
+  readonly stale: boolean;
+}
+
+/** Dependencies of the {@link Poller}; the clock is injectable for tests. */
+export interface PollerOptions {
+  readonly groups: readonly PollGroup[];
+  readonly series: DataSeries;
+  readonly metrics: SelfMetrics;
+  readonly logger: Logger;
+  readonly now?: () => number;
+  /**
+   * State carried over from the poller this one replaces (a reload), by unit id: series keep the
+   * staleness deadline they had, and a Retry-After still runs.
+   */
+  readonly carryOver?: ReadonlyMap<string, CarriedState>;
+}
+
+/** What a unit's state outlives a reload with. */
+export interface CarriedState {
+  readonly lastSuccessAt: number | undefined;
+  readonly notBefore: number;
+}
+
+/** A unit's values outlive failures for this many intervals after its last success. */
+export const STALE_AFTER_INTERVALS = 3;
+
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+interface UnitState {
+  readonly unit: PollUnit;
+  readonly group: GroupState;
+  /** Aborts this unit's poll in flight: on shutdown, or when the unit is removed. */
+  readonly abort: AbortController;
+  running: Promise<void> | undefined;
+  outcome: UnitStatus['outcome'];
+  lastPollAt: number | undefined;
+  lastSuccessAt: number | undefined;
+  /** Retry-After: no poll before this Unix ms. */
+  notBefore: number;
+  staleTimer: NodeJS.Timeout | undefined;
+  removed: boolean;
+}
+
+interface GroupState {
+  readonly group: PollGroup;
+  task: ScheduledTask | undefined;
+}
+
+/**
+ * Schedules the polls (node-cron), keeps each unit single-flight, and turns outcomes into series
+ * and health metrics: the one wrapper that times and reports every source, as node_exporter's
+ * collector wrapper does. A tick that finds the previous poll still running, or falls inside a
+ * Retry-After wait, is skipped and counted. Scrapes never reach this class.
+ */
+export class Poller {
+  readonly #options: PollerOptions;
+  readonly #now: () => number;
+  readonly #groups = new Map<string, GroupState>();
+  readonly #units = new Map<string, UnitState>();
+  #started = false;
+  #stopped = false;
+
+  constructor(options: PollerOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    for (const group of options.groups) {
+      this.#groups.set(group.key, { group, task: undefined });
+      for (const unit of group.units) this.#add(group.key, unit);
+    }
+  }
+
+  /** Polls every unit now, then on its schedule. */
+  start(): void {
+    this.#started = true;
+    for (const state of this.#groups.values()) this.#schedule(state);
+    for (const state of this.#units.values()) {
+      if (state.lastSuccessAt !== undefined) this.#armStaleness(state);
+      this.#tick(state);
+    }
+  }
+
+  /** Stops the schedule, aborts polls in flight and waits for them to settle. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const group of this.#groups.values()) await group.task?.destroy();
+    for (const state of this.#units.values()) state.abort.abort();
+    for (const state of this.#units.values()) await state.running;
+    for (const state of this.#units.values()) clearTimeout(state.staleTimer);
+  }
+
+  /**
+   * Adds a unit to a group at run time (discovery): it is polled at once once the poller runs, then
+   * on the group's schedule. Adding a unit that is there already changes nothing.
+   */
+  addUnit(groupKey: string, unit: PollUnit): void {
+    if (this.#units.has(unit.id) || this.#stopped) return;
+    const state = this.#add(groupKey, unit);
+    if (this.#started) this.#tick(state);
+  }
+
+  /** Removes a unit at run time: its poll in flight is abandoned, its series and health series go. */
+  removeUnit(id: string): void {
+    const state = this.#units.get(id);
+    if (state === undefined) return;
+    state.removed = true;
+    state.abort.abort();
+    clearTimeout(state.staleTimer);
+    this.#units.delete(id);
+    this.#options.series.drop(id);
+    this.#options.metrics.forgetSource(state.unit.labels);
+  }
+
+  /** The ids of the units now polled, in the order they joined. */
+  get unitIds(): string[] {
+    return [...this.#units.keys()];
+  }
+
+  /** True once every unit has finished its first poll, successful or not. */
+  get ready(): boolean {
+    for (const state of this.#units.values()) if (state.outcome === 'pending') return false;
+    return true;
+  }
+
+  /** What a replacing poller carries over, by unit id. */
+  carryOver(): Map<string, CarriedState> {
+    return new Map(
+      [...this.#units.values()].map((state) => [
+        state.unit.id,
+        { lastSuccessAt: state.lastSuccessAt, notBefore: state.notBefore },
+      ]),
+    );
+  }
+
+  /** A snapshot of every unit, in the order they joined. */
+  status(): UnitStatus[] {
+    return [...this.#units.values()].map((state) => ({
+      labels: state.unit.labels,
+      outcome: state.outcome,
+      lastPollAt: state.lastPollAt,
+      lastSuccessAt: state.lastSuccessAt,
+      running: state.running !== undefined,
+      stale: state.lastSuccessAt !== undefined && !this.#options.series.has(state.unit.id),
+    }));
+  }
+
+  #add(groupKey: string, unit: PollUnit): UnitState {
+    const group = this.#groups.get(groupKey);
+    if (group === undefined) throw new Error(`no poll group ${groupKey}`);
+    const carried = this.#options.carryOver?.get(unit.id);
+    this.#options.metrics.declareSource(unit.labels);
+    const state: UnitState = {
+      unit,
+      group,
+      abort: new AbortController(),
+      running: undefined,
+      outcome: 'pending',
+      lastPollAt: undefined,
+      lastSuccessAt: carried?.lastSuccessAt,
+      notBefore: carried?.notBefore ?? 0,
+      staleTimer: undefined,
+      removed: false,
+    };
+    this.#units.set(unit.id, state);
+    return state;
+  }
+
+  #schedule(state: GroupState): void {
+    const cronLogger = this.#options.logger.child({ component: 'node-cron' });
+    const members = (): UnitState[] => [...this.#units.values()].filter((unit) => unit.group === state);
+    const task = cron.schedule(
+      state.group.cron,
+      () => {
+        for (const unit of members()) this.#tick(unit);
+      },
+      {
+        logger: {
+          info: (message) => cronLogger.debug(message),
+          warn: (message) => cronLogger.warn(message),
+          error: (message) => cronLogger.error(String(message)),
+          debug: (message) => cronLogger.debug(String(message)),
+        },
+      },
+    );
+    // node-cron drops a tick whose timer fired over a second late (a blocked event loop): that is
+    // a skipped poll too.
+    task.on('execution:missed', () => {
+      for (const unit of members()) this.#skip(unit, 'missed_tick');
+    });
+    state.task = task;
+  }
+
+  /** Unix ms of the group's next tick: a poll should be over by then, retries and waits included. */
+  #deadline(state: UnitState): number {
+    return state.group.task?.getNextRun()?.getTime() ?? this.#now() + state.group.group.intervalMs;
+  }
+
+  #tick(state: UnitState): void {
+    if (this.#stopped || state.removed) return;
+    if (state.running !== undefined) {
+      this.#skip(state, 'still_running');
+      return;
+    }
+    if (this.#now() < state.notBefore) {
+      this.#skip(state, 'retry_after');
+      return;
+    }
+    state.running = this.#poll(state, this.#deadline(state)).finally(() => {
+      state.running = undefined;
+    });
+  }
+
+  #skip(state: UnitState, reason: 'still_running' | 'retry_after' | 'missed_tick'): void {
+    const { labels } = state.unit;
+    this.#options.metrics.pollSkipped(labels);
+    if (reason === 'retry_after') {
+      const until = new Date(state.notBefore).toISOString();
+      this.#options.logger.info({ ...labels, reason, until }, 'poll skipped');
+    } else {
+      this.#options.logger.warn({ ...labels, reason }, 'poll skipped');
+    }
+  }
+
+  async #poll(state: UnitState, deadline: number): Promise<void> {
+    const { metrics, logger, series } = this.#options;
+    const { unit } = state;
+    const labels = unit.labels;
+    const started = this.#now();
+    metrics.pollStarted(labels);
+    state.lastPollAt = started;
+    const elapsed = (): number => (this.#now() - started) / 1000;
+    try {
+      const polled = await unit.poll({ signal: state.abort.signal, deadline });
+      if (state.removed) return;
+      const { samples, truncated } = limitSampleLabels(polled);
+      const finished = this.#now();
+      series.replace(unit.id, samples);
+      metrics.labelValuesTruncated(labels, truncated);
+      metrics.pollSucceeded(labels, elapsed(), finished / 1000);
+      state.outcome = 'ok';
+      state.lastSuccessAt = finished;
+      this.#armStaleness(state);
+      logger.debug({ ...labels, duration: elapsed(), series: samples.length }, 'poll succeeded');
+    } catch (error) {
+      if (state.removed) return;
+      if (error instanceof AbortedError) {
+        logger.debug({ ...labels }, 'poll aborted by shutdown');
+        return;
+      }
+      const reason: FailureReason = error instanceof UpstashError ? error.reason : 'internal';
+      if (error instanceof HttpStatusError && error.retryAfterMs !== undefined) {
+        state.notBefore = this.#now() + error.retryAfterMs;
+      }
+      metrics.pollFailed(labels, reason, elapsed());
+      state.outcome = reason;
+      if (error instanceof UpstashError) {
+        logger.warn({ ...labels, reason, duration: elapsed(), err: error.message }, 'poll failed');
+      } else {
+        // Not Upstash's doing: a bug of ours. Keep running, but say so loudly, with the stack.
+        logger.error({ ...labels, reason, duration: elapsed(), err: error }, 'poll failed unexpectedly');
+      }
+    }
+  }
+
+  /** Drops the unit's series when no success comes within the staleness window. */
+  #armStaleness(state: UnitState): void {
+    clearTimeout(state.staleTimer);
+    const window = STALE_AFTER_INTERVALS * state.group.group.intervalMs;
+    const dropAt = (state.lastSuccessAt ?? this.#now()) + window;
+    const check = (): void => {
+      const remaining = dropAt - this.#now();
+      if (remaining > 0) {
+        // setTimeout cannot wait longer than 2^31-1 ms (~24.8 days); daily schedules need more.
+        state.staleTimer = setTimeout(check, Math.min(remaining, MAX_TIMEOUT_MS));
+        state.staleTimer.unref();
+        return;
+      }
+      this.#options.series.drop(state.unit.id);
+      this.#options.logger.warn(
+        { ...state.unit.labels, since: new Date(state.lastSuccessAt ?? 0).toISOString() },
+        'series dropped: no successful poll for 3 intervals',
+      );
+    };
+    check();
+  }
+}

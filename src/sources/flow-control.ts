@@ -1,0 +1,58 @@
+import { gauge } from '../metrics/catalogue.js';
+import { keepLargest, sample, type Sample } from '../metrics/sample.js';
+import { fetchFlowControl, type FlowControlKey } from '../upstash/flow-control.js';
+import { POLLED_QSTASH, type SourceKind } from './source.js';
+
+const METRICS = {
+  waitListSize: gauge(
+    'upstash_qstash_flow_control_wait_list_size',
+    `Messages waiting in the wait list of a flow-control key (count). ${POLLED_QSTASH}`,
+  ),
+  keys: gauge(
+    'upstash_qstash_flow_control_keys',
+    `Flow-control keys upstream, including any omitted by max_flow_control_keys (count). ${POLLED_QSTASH}`,
+  ),
+  keysOmitted: gauge(
+    'upstash_qstash_flow_control_keys_omitted',
+    `Flow-control keys not exported because of max_flow_control_keys; the largest wait lists are kept (count). ${POLLED_QSTASH}`,
+  ),
+};
+
+/**
+ * The flow-control samples of one account. Above `limit` keys, the largest wait lists are kept
+ * (ties broken by key, so the cut is stable from poll to poll) and the rest are counted as omitted.
+ */
+export function flowControlSamples(
+  account: string,
+  keys: readonly FlowControlKey[],
+  limit: number,
+): Sample[] {
+  const kept = keepLargest(
+    keys,
+    limit,
+    (k) => k.waitListSize,
+    (k) => k.key,
+  );
+  // One label pair shared by all of an account's keys: ten thousand keys are common.
+  const accountLabel = ['account', account] as const;
+  const samples = kept.map((k) =>
+    sample(METRICS.waitListSize, [accountLabel, ['flow_control_key', k.key]], k.waitListSize),
+  );
+  samples.push(
+    sample(METRICS.keys, [accountLabel], keys.length),
+    sample(METRICS.keysOmitted, [accountLabel], keys.length - kept.length),
+  );
+  return samples;
+}
+
+/** QStash flow control: every key's wait list, once per account. */
+export const flowControl: SourceKind<'flow_control'> = {
+  name: 'flow_control',
+  api: 'qstash',
+  per: 'account',
+  metrics: Object.values(METRICS),
+  async poll({ client, account, limits, signal, deadline }) {
+    const keys = await fetchFlowControl(client, { ...account, signal, deadline });
+    return flowControlSamples(account.name, keys, limits.maxFlowControlKeys);
+  },
+};

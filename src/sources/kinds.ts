@@ -1,0 +1,21 @@
+import type { DataMetric } from '../metrics/catalogue.js';
+import { flowControl } from './flow-control.js';
+import { redisStats } from './redis-stats.js';
+import type { SourceKind } from './source.js';
+import { urlGroups } from './url-groups.js';
+
+/** Every kind of source, in the order their families are exposed. Adding a source: one line here. */
+export const SOURCE_KINDS = [flowControl, urlGroups, redisStats] as const;
+
+/** The name of a source kind: the `source` label and the name under `sources:` in the config. */
+export type SourceName = (typeof SOURCE_KINDS)[number]['name'];
+
+/** The kind of source called `name`. */
+export function sourceKind(name: SourceName): SourceKind {
+  const kind = SOURCE_KINDS.find((candidate) => candidate.name === name);
+  if (kind === undefined) throw new Error(`unknown source ${name}`);
+  return kind;
+}
+
+/** Every data family of every source, in exposition order. */
+export const DATA_METRICS: readonly DataMetric[] = SOURCE_KINDS.flatMap((kind) => kind.metrics);

@@ -1,0 +1,148 @@
+import { gauge, type DataMetric } from '../metrics/catalogue.js';
+import { sample, type Sample } from '../metrics/sample.js';
+import {
+  NUMBER_FIELDS,
+  SERIES_FIELDS,
+  fetchRedisStats,
+  type RedisStats,
+  type StatsField,
+} from '../upstash/redis-stats.js';
+import { POLLED_MANAGEMENT, POLLED_STATS, type SourceKind } from './source.js';
+
+const MS = 1000;
+
+/** Redis stats metrics by Upstash field, in the order they are exposed. */
+const STATS_METRICS: Record<StatsField, DataMetric> = {
+  connection_count: gauge('upstash_redis_connections', `Open client connections (count). ${POLLED_STATS}`),
+  keyspace: gauge('upstash_redis_keys', `Keys in the database (count). ${POLLED_STATS}`),
+  throughput: gauge(
+    'upstash_redis_throughput_commands_per_second',
+    `Commands processed, reads and writes together (commands per second). ${POLLED_STATS}`,
+  ),
+  read: gauge(
+    'upstash_redis_read_commands_per_second',
+    `Read commands processed (commands per second). ${POLLED_STATS}`,
+  ),
+  write: gauge(
+    'upstash_redis_write_commands_per_second',
+    `Write commands processed (commands per second). ${POLLED_STATS}`,
+  ),
+  hits: gauge('upstash_redis_hits_per_second', `Keyspace hits (lookups per second). ${POLLED_STATS}`),
+  misses: gauge('upstash_redis_misses_per_second', `Keyspace misses (lookups per second). ${POLLED_STATS}`),
+  produce_throughput: gauge(
+    'upstash_redis_produce_throughput',
+    `Produce throughput, as reported by Upstash (unit not stated by Upstash). ${POLLED_STATS}`,
+  ),
+  consume_throughput: gauge(
+    'upstash_redis_consume_throughput',
+    `Consume throughput, as reported by Upstash (unit not stated by Upstash). ${POLLED_STATS}`,
+  ),
+  diskusage: gauge('upstash_redis_disk_usage_bytes', `Disk used by the database (bytes). ${POLLED_STATS}`),
+  latencymean: gauge(
+    'upstash_redis_latency_mean_seconds',
+    `Mean service time of commands (seconds). ${POLLED_STATS}`,
+    MS,
+  ),
+  read_latency_mean: gauge(
+    'upstash_redis_read_latency_mean_seconds',
+    `Mean service time of read commands (seconds). ${POLLED_STATS}`,
+    MS,
+  ),
+  read_latency_99: gauge(
+    'upstash_redis_read_latency_p99_seconds',
+    `99th percentile service time of read commands (seconds). ${POLLED_STATS}`,
+    MS,
+  ),
+  write_latency_mean: gauge(
+    'upstash_redis_write_latency_mean_seconds',
+    `Mean service time of write commands (seconds). ${POLLED_STATS}`,
+    MS,
+  ),
+  write_latency_99: gauge(
+    'upstash_redis_write_latency_p99_seconds',
+    `99th percentile service time of write commands (seconds). ${POLLED_STATS}`,
+    MS,
+  ),
+  dailyrequests: gauge('upstash_redis_daily_requests', `Requests on the latest day (count). ${POLLED_STATS}`),
+  dailybilling: gauge(
+    'upstash_redis_daily_billing_dollars',
+    `Cost of the latest day (US dollars). ${POLLED_STATS}`,
+  ),
+  bandwidths: gauge(
+    'upstash_redis_bandwidth_bytes',
+    `Bandwidth used on the latest day (bytes). ${POLLED_STATS}`,
+  ),
+  dailyproduce: gauge(
+    'upstash_redis_daily_produce',
+    `Produce on the latest day, as reported by Upstash (unit not stated by Upstash). ${POLLED_STATS}`,
+  ),
+  dailyconsume: gauge(
+    'upstash_redis_daily_consume',
+    `Consume on the latest day, as reported by Upstash (unit not stated by Upstash). ${POLLED_STATS}`,
+  ),
+  dailybandwidth: gauge(
+    'upstash_redis_daily_bandwidth_bytes',
+    `Bandwidth used today (bytes). ${POLLED_MANAGEMENT}`,
+  ),
+  total_monthly_requests: gauge(
+    'upstash_redis_monthly_requests',
+    `Requests this month (count). ${POLLED_MANAGEMENT}`,
+  ),
+  total_monthly_read_requests: gauge(
+    'upstash_redis_monthly_read_requests',
+    `Read requests this month (count). ${POLLED_MANAGEMENT}`,
+  ),
+  total_monthly_write_requests: gauge(
+    'upstash_redis_monthly_write_requests',
+    `Write requests this month (count). ${POLLED_MANAGEMENT}`,
+  ),
+  total_monthly_storage: gauge(
+    'upstash_redis_monthly_storage_bytes',
+    `Storage billed this month (bytes). ${POLLED_MANAGEMENT}`,
+  ),
+  total_monthly_billing: gauge(
+    'upstash_redis_monthly_billing_dollars',
+    `Cost this month so far (US dollars). ${POLLED_MANAGEMENT}`,
+  ),
+  total_monthly_produce: gauge(
+    'upstash_redis_monthly_produce',
+    `Produce this month, as reported by Upstash (unit not stated by Upstash). ${POLLED_MANAGEMENT}`,
+  ),
+  total_monthly_consume: gauge(
+    'upstash_redis_monthly_consume',
+    `Consume this month, as reported by Upstash (unit not stated by Upstash). ${POLLED_MANAGEMENT}`,
+  ),
+};
+const STATS_SAMPLE_TIMESTAMP = gauge(
+  'upstash_redis_stats_sample_timestamp_seconds',
+  `Time of the newest point among the database's stats series (Unix time in seconds). ${POLLED_STATS}`,
+);
+
+/** The samples of one database's stats, converted to base units. */
+export function redisStatsSamples(account: string, databaseId: string, stats: RedisStats): Sample[] {
+  const labels = [
+    ['account', account],
+    ['database_id', databaseId],
+  ] as const;
+  const samples: Sample[] = [];
+  for (const field of [...SERIES_FIELDS, ...NUMBER_FIELDS]) {
+    const value = stats.values[field];
+    if (value !== undefined) samples.push(sample(STATS_METRICS[field], labels, value));
+  }
+  if (stats.sampleTimestampMs !== undefined) {
+    samples.push(sample(STATS_SAMPLE_TIMESTAMP, labels, stats.sampleTimestampMs / 1000));
+  }
+  return samples;
+}
+
+/** Management API stats of one Redis database: the latest point of each series, once per database. */
+export const redisStats: SourceKind<'redis_stats'> = {
+  name: 'redis_stats',
+  api: 'management',
+  per: 'database',
+  metrics: [...Object.values(STATS_METRICS), STATS_SAMPLE_TIMESTAMP],
+  async poll({ client, account, unit, signal, deadline }) {
+    const stats = await fetchRedisStats(client, { ...account, databaseId: unit, signal, deadline });
+    return redisStatsSamples(account.name, unit, stats);
+  },
+};

@@ -1,0 +1,64 @@
+import type { DataMetric } from '../metrics/catalogue.js';
+import type { Sample } from '../metrics/sample.js';
+import type { Credentials, UpstashClient } from '../upstash/client.js';
+
+/** An account as the sources see it: where its API is and who we are to it. */
+export interface SourceAccount {
+  /** The configured name: the `account` label. */
+  readonly name: string;
+  /** Base URL without a trailing slash. */
+  readonly baseUrl: string;
+  readonly credentials: Credentials;
+}
+
+/** Caps on the series a source exports per account (the config's `limits`). */
+export interface SourceLimits {
+  readonly maxFlowControlKeys: number;
+  readonly maxUrlGroups: number;
+}
+
+/** Everything one poll of one unit may use. */
+export interface PollRequest {
+  readonly client: UpstashClient;
+  readonly account: SourceAccount;
+  /** The unit polled: '' for a source polled once per account, else its ID (a database ID). */
+  readonly unit: string;
+  readonly limits: SourceLimits;
+  /** Aborts the poll (shutdown, or the unit went away). */
+  readonly signal: AbortSignal;
+  /** Unix ms by which the poll should be over: the unit's next tick. */
+  readonly deadline: number;
+}
+
+/**
+ * What one unit of a source is, and which health label names it: a source is polled once per
+ * account, or once per database of the account.
+ */
+export const UNIT_KINDS = {
+  account: undefined,
+  database: 'database_id',
+} as const;
+export type UnitKind = keyof typeof UNIT_KINDS;
+
+/**
+ * One Upstash source: what it polls (an endpoint module of src/upstash), per which unit, and how the
+ * answer becomes samples. The poller times, counts and schedules it; nothing else knows its details.
+ */
+export interface SourceKind<Name extends string = string> {
+  /** The `source` label, and the name under `sources:` in the config. */
+  readonly name: Name;
+  /** Whose credentials it polls with. */
+  readonly api: Credentials['api'];
+  readonly per: UnitKind;
+  /** Every family it may fill, in exposition order. */
+  readonly metrics: readonly DataMetric[];
+  poll(request: PollRequest): Promise<Sample[]>;
+}
+
+/** The `# HELP` phrase of QStash data series: when they were read. */
+export const POLLED_QSTASH = 'Polled every interval from QStash, not at scrape time.';
+/** The `# HELP` phrase of plain numbers from the management API. */
+export const POLLED_MANAGEMENT = 'Polled every interval from the Upstash management API, not at scrape time.';
+/** The `# HELP` phrase of the latest point of a management API series. */
+export const POLLED_STATS =
+  'Latest point, polled every interval from the Upstash management API, not at scrape time.';

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { DataSeries } from '../../src/metrics/data-series.js';
+import { flowControlSamples } from '../../src/sources/flow-control.js';
+import { DATA_METRICS } from '../../src/sources/kinds.js';
+
+describe('DataSeries', () => {
+  it('renders families once with HELP and TYPE, sources in a fixed order, and empty families left out', () => {
+    const series = new DataSeries(DATA_METRICS);
+    series.replace('flow_control/b', flowControlSamples('b', [{ key: 'x', waitListSize: 2 }], 10));
+    series.replace('flow_control/a', flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10));
+    const text = series.render('text');
+    expect(text.match(/# TYPE upstash_qstash_flow_control_wait_list_size gauge/g)).toHaveLength(1);
+    expect(text.indexOf('account="a"')).toBeLessThan(text.indexOf('account="b"'));
+    expect(text).not.toContain('upstash_redis');
+    expect(series.size).toBe(6);
+  });
+
+  it('forgets a source on drop and re-renders', () => {
+    const series = new DataSeries(DATA_METRICS);
+    series.replace('s', flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10));
+    expect(series.render('text')).toContain('flow_control_key="y"');
+    series.drop('s');
+    expect(series.render('text')).toBe('');
+    expect(series.has('s')).toBe(false);
+  });
+});
