@@ -9,13 +9,13 @@ import { flowControlSamples, redisStatsSamples, urlGroupSamples } from './metric
 import { createLabelLimiter, type LabelLimiter } from './metrics/label-limit.js';
 import { createSelfMetrics, type SelfMetrics } from './metrics/self-metrics.js';
 import { Poller, type CarriedState, type PollJob, type PollSource } from './poller.js';
-import { createHandler, listen } from './server.js';
+import { createHandler, listen } from './server/routes.js';
 import { UpstashClient } from './upstash/client.js';
 import { fetchFlowControl } from './upstash/flow-control.js';
 import { fetchRedisStats } from './upstash/redis-stats.js';
 import { fetchUrlGroups } from './upstash/url-groups.js';
-import { createWebServer } from './web/web-server.js';
-import { WebSettings } from './web/web-settings.js';
+import { createWebServer } from './server/web-server.js';
+import { WebSettings } from './server/web-settings.js';
 
 /** What the composition root needs besides the configuration. */
 export interface AppOptions {

@@ -9,7 +9,7 @@ import { demoConfig } from './demo/demo-config.js';
 import { startSimulator, type Simulator } from './demo/simulator.js';
 import { createLogger } from './logger.js';
 import { readVersion } from './version.js';
-import { readWebFiles } from './web/web-settings.js';
+import { readWebFiles } from './server/web-settings.js';
 
 const USAGE = `Usage: upstash-exporter [flags]
 

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Encoding } from './metrics/exposition-cache.js';
-import { CONTENT_TYPES, type Format } from './metrics/exposition.js';
+import type { Encoding } from '../metrics/exposition-cache.js';
+import { CONTENT_TYPES, type Format } from '../metrics/exposition.js';
 
 /** A row of the landing page's source table. */
 export interface SourceRow {

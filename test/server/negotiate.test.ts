@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { negotiateFormat, parseListenAddress } from '../src/server.js';
+import { negotiateFormat, parseListenAddress } from '../../src/server/routes.js';
 
 describe('negotiateFormat', () => {
   it('serves the text format without an Accept header or for */*', () => {
