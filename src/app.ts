@@ -9,7 +9,8 @@ import { flowControlSamples, redisStatsSamples, urlGroupSamples } from './metric
 import { createLabelLimiter, type LabelLimiter } from './metrics/label-limit.js';
 import { createSelfMetrics, type SelfMetrics } from './metrics/self-metrics.js';
 import { Poller, type CarriedState, type PollJob, type PollSource } from './poller.js';
-import { createHandler, listen } from './server/routes.js';
+import { listen } from './server/listener.js';
+import { createHandler } from './server/routes.js';
 import { UpstashClient } from './upstash/client.js';
 import { fetchFlowControl } from './upstash/flow-control.js';
 import { fetchRedisStats } from './upstash/redis-stats.js';

@@ -8,7 +8,8 @@ import {
 import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { applyTimeouts, requestPath } from './routes.js';
+import { applyTimeouts } from './listener.js';
+import { requestPath } from './routes.js';
 import type { ClientAuthType } from './web-config.js';
 import type { WebSettings } from './web-settings.js';
 
