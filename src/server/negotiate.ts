@@ -1,5 +1,11 @@
 import type { Format } from '../metrics/exposition.js';
 
+/** The Content-Type of each exposition format. */
+export const CONTENT_TYPES: Record<Format, string> = {
+  text: 'text/plain; version=0.0.4; charset=utf-8',
+  openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
+};
+
 /**
  * OpenMetrics when the Accept header prefers it (by q-value; Prometheus sends both with weights),
  * the text format 0.0.4 otherwise.
