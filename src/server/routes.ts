@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Encoding } from '../metrics/exposition-cache.js';
 import type { Format } from '../metrics/exposition.js';
 import { landingPage, type SourceRow } from './landing-page.js';
 import { acceptsGzip, CONTENT_TYPES, negotiateFormat } from './negotiate.js';
+import type { Encoding } from './scrape-cache.js';
 
 /** What the HTTP server serves; it never reaches Upstash itself. */
 interface ServerOptions {

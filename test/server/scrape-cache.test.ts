@@ -8,7 +8,7 @@ import {
   ExpositionCache,
   type Encoding,
   type Section,
-} from '../../src/metrics/exposition-cache.js';
+} from '../../src/server/scrape-cache.js';
 import { flowControlSamples } from '../../src/metrics/samples.js';
 import { createSelfMetrics, renderRegistry } from '../../src/metrics/self-metrics.js';
 import type { Format } from '../../src/metrics/exposition.js';

@@ -1,9 +1,9 @@
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib';
 import type { Registry } from 'prom-client';
-import type { DataSeries } from './data-series.js';
-import type { Format } from './exposition.js';
-import { renderRegistry, type SelfMetrics } from './self-metrics.js';
+import type { DataSeries } from '../metrics/data-series.js';
+import type { Format } from '../metrics/exposition.js';
+import { renderRegistry, type SelfMetrics } from '../metrics/self-metrics.js';
 
 const deflateRaw = promisify(deflateRawCallback);
 
@@ -38,7 +38,7 @@ const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00]);
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
 
 /** Process and Node.js metrics (CPU, memory, event loop lag…) are read at most this long ago. */
-export const SELF_METRICS_MAX_AGE_MS = 1000;
+const SELF_METRICS_MAX_AGE_MS = 1000;
 
 /**
  * The /metrics cache of an exporter: the data series (re-rendered when a poll changed them), then
