@@ -6,7 +6,7 @@ import { BasicAuth } from './basic-auth.js';
 import { loadWebConfig, OPEN_WEB_CONFIG, type WebConfig } from './web-config.js';
 
 /** What the web server runs on at a given moment: the validated file, its TLS material and its users. */
-export interface WebState {
+interface WebState {
   readonly config: WebConfig;
   /** Cert, key and client CA as read from their files; undefined without TLS. */
   readonly tls: SecureContextOptions | undefined;
