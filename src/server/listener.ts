@@ -23,8 +23,8 @@ export async function listen(server: Server, address: string, logger: Logger): P
       resolve();
     });
   });
-  server.on('error', (error: NodeJS.ErrnoException) => {
-    logger.error({ err: error.code ?? error.message }, 'server error');
+  server.on('error', (error: Error) => {
+    logger.error({ err: error }, 'server error');
   });
   return server.address() as AddressInfo;
 }

@@ -19,10 +19,7 @@ interface ServerOptions {
 export function createHandler(options: ServerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     handle(options, req, res).catch((error: unknown) => {
-      options.logger.error(
-        { err: error instanceof Error ? error.message : String(error), path: req.url },
-        'request failed',
-      );
+      options.logger.error({ err: error, path: req.url }, 'request failed');
       if (!res.headersSent) send(req, res, 500, 'text/plain; charset=utf-8', 'internal error\n');
       else res.destroy();
     });

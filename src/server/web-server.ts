@@ -63,8 +63,8 @@ export function createWebServer(settings: WebSettings, handler: RequestListener,
       socket.destroy();
     }
   });
-  server.on('tlsClientError', (error: NodeJS.ErrnoException, socket) => {
-    logger.debug({ remote: socket.remoteAddress, err: error.code ?? error.message }, 'TLS handshake failed');
+  server.on('tlsClientError', (error: Error, socket) => {
+    logger.debug({ remote: socket.remoteAddress, err: error }, 'TLS handshake failed');
   });
   return server;
 }
@@ -107,10 +107,7 @@ function guard(settings: WebSettings, handler: RequestListener, logger: Logger):
         reject(req, res, 401, 'unauthorized\n');
       },
       (error: unknown) => {
-        logger.error(
-          { err: error instanceof Error ? error.message : String(error) },
-          'authentication failed',
-        );
+        logger.error({ err: error }, 'authentication failed');
         reject(req, res, 500, 'internal error\n');
       },
     );

@@ -72,11 +72,10 @@ export class WebSettings {
       return true;
     } catch (error) {
       this.#rejected = signature;
-      const problems =
-        error instanceof ConfigError
-          ? error.problems.map(formatProblem)
-          : [error instanceof Error ? error.message : String(error)];
-      this.#logger.error({ file: this.#path, problems }, 'web config invalid; keeping the previous one');
+      // A ConfigError lists what to fix; anything else (a file gone between stat and read) is logged whole.
+      const details =
+        error instanceof ConfigError ? { problems: error.problems.map(formatProblem) } : { err: error };
+      this.#logger.error({ file: this.#path, ...details }, 'web config invalid; keeping the previous one');
       return false;
     }
   }
