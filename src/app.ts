@@ -11,12 +11,12 @@ import { Poller, type CarriedState, type PollJob, type PollSource } from './poll
 import { listen } from './server/listener.js';
 import { createHandler } from './server/routes.js';
 import { createMetricsCache } from './server/scrape-cache.js';
+import { createWebServer } from './server/web-server.js';
+import { WebSettings } from './server/web-settings.js';
 import { UpstashClient } from './upstash/client.js';
 import { fetchFlowControl } from './upstash/flow-control.js';
 import { fetchRedisStats } from './upstash/redis-stats.js';
 import { fetchUrlGroups } from './upstash/url-groups.js';
-import { createWebServer } from './server/web-server.js';
-import { WebSettings } from './server/web-settings.js';
 
 /** What the composition root needs besides the configuration. */
 export interface AppOptions {
