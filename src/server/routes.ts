@@ -20,7 +20,7 @@ export function createHandler(options: ServerOptions): (req: IncomingMessage, re
   return (req, res) => {
     handle(options, req, res).catch((error: unknown) => {
       options.logger.error({ err: error, path: req.url }, 'request failed');
-      if (!res.headersSent) send(req, res, 500, 'text/plain; charset=utf-8', 'internal error\n');
+      if (!res.headersSent) sendText(req, res, 500, 'internal error\n');
       else res.destroy();
     });
   };
@@ -41,12 +41,12 @@ const ROUTES = new Set(['/', '/metrics', '/healthz', '/readyz']);
 async function handle(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = requestPath(req);
   if (!ROUTES.has(path)) {
-    send(req, res, 404, 'text/plain; charset=utf-8', 'not found\n');
+    sendText(req, res, 404, 'not found\n');
     return;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('allow', 'GET, HEAD');
-    send(req, res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+    sendText(req, res, 405, 'method not allowed\n');
     return;
   }
   switch (path) {
@@ -60,15 +60,14 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
       return;
     }
     case '/healthz':
-      send(req, res, 200, 'text/plain; charset=utf-8', 'ok\n');
+      sendText(req, res, 200, 'ok\n');
       return;
     case '/readyz': {
       const ready = options.ready();
-      send(
+      sendText(
         req,
         res,
         ready ? 200 : 503,
-        'text/plain; charset=utf-8',
         ready ? 'ready\n' : 'waiting for the first poll of every source\n',
       );
       return;
@@ -76,6 +75,11 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
     default:
       send(req, res, 200, 'text/html; charset=utf-8', landingPage(options.version, options.sources()));
   }
+}
+
+/** A plain-text answer (no body for HEAD). */
+export function sendText(req: IncomingMessage, res: ServerResponse, status: number, body: string): void {
+  send(req, res, status, 'text/plain; charset=utf-8', body);
 }
 
 function send(

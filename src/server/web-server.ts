@@ -9,7 +9,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { applyTimeouts } from './listener.js';
-import { requestPath } from './routes.js';
+import { requestPath, sendText } from './routes.js';
 import type { ClientAuthType } from './web-config.js';
 import type { WebSettings } from './web-settings.js';
 
@@ -98,25 +98,18 @@ function guard(settings: WebSettings, handler: RequestListener, logger: Logger):
         }
         if (result === 'busy') {
           res.setHeader('retry-after', '1');
-          reject(req, res, 429, 'too many authentication attempts in progress\n');
+          sendText(req, res, 429, 'too many authentication attempts in progress\n');
           return;
         }
         // No detail on purpose: absent, malformed, unknown user and wrong password look the same.
         logger.debug({ remote: req.socket.remoteAddress, path }, 'unauthorized request');
         res.setHeader('www-authenticate', REALM);
-        reject(req, res, 401, 'unauthorized\n');
+        sendText(req, res, 401, 'unauthorized\n');
       },
       (error: unknown) => {
         logger.error({ err: error }, 'authentication failed');
-        reject(req, res, 500, 'internal error\n');
+        sendText(req, res, 500, 'internal error\n');
       },
     );
   };
-}
-
-function reject(req: IncomingMessage, res: ServerResponse, status: number, body: string): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'text/plain; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(body));
-  res.end(req.method === 'HEAD' ? undefined : body);
 }
