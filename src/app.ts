@@ -4,15 +4,16 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Config } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
-import { createMetricsCache } from './metrics/exposition-cache.js';
 import { Poller, type CarriedState, type PollGroup } from './poller/poller.js';
 import { createSelfMetrics, type SelfMetrics } from './poller/self-metrics.js';
-import { createHandler, listen } from './server.js';
+import { listen } from './server/listener.js';
+import { createHandler } from './server/routes.js';
+import { createMetricsCache } from './server/scrape-cache.js';
+import { createWebServer } from './server/web-server.js';
+import { WebSettings } from './server/web-settings.js';
 import { DATA_METRICS } from './sources/kinds.js';
 import { entryUnits, type SourceEntry } from './sources/units.js';
 import { UpstashClient } from './upstash/client.js';
-import { createWebServer } from './web/web-server.js';
-import { WebSettings } from './web/web-settings.js';
 
 /** What the composition root needs besides the configuration. */
 export interface AppOptions {

@@ -8,8 +8,8 @@ import type { Config } from './config/types.js';
 import { demoConfig } from './demo/demo-config.js';
 import { startSimulator, type Simulator } from './demo/simulator.js';
 import { createLogger } from './logger.js';
+import { readWebFiles } from './server/web-settings.js';
 import { readVersion } from './version.js';
-import { readWebFiles } from './web/web-settings.js';
 
 const USAGE = `Usage: upstash-exporter [flags]
 

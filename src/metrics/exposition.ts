@@ -3,11 +3,6 @@ import type { Registry } from 'prom-client';
 /** The two exposition formats we serve. */
 export type Format = 'text' | 'openmetrics';
 
-export const CONTENT_TYPES: Record<Format, string> = {
-  text: 'text/plain; version=0.0.4; charset=utf-8',
-  openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
-};
-
 export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary';
 
 /** A metric family as prom-client's `metric.get()` describes it. */

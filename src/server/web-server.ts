@@ -8,7 +8,8 @@ import {
 import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { applyTimeouts, requestPath } from '../server.js';
+import { applyTimeouts } from './listener.js';
+import { requestPath, sendText } from './routes.js';
 import type { ClientAuthType } from './web-config.js';
 import type { WebSettings } from './web-settings.js';
 
@@ -62,8 +63,8 @@ export function createWebServer(settings: WebSettings, handler: RequestListener,
       socket.destroy();
     }
   });
-  server.on('tlsClientError', (error: NodeJS.ErrnoException, socket) => {
-    logger.debug({ remote: socket.remoteAddress, err: error.code ?? error.message }, 'TLS handshake failed');
+  server.on('tlsClientError', (error: Error, socket) => {
+    logger.debug({ remote: socket.remoteAddress, err: error }, 'TLS handshake failed');
   });
   return server;
 }
@@ -97,28 +98,18 @@ function guard(settings: WebSettings, handler: RequestListener, logger: Logger):
         }
         if (result === 'busy') {
           res.setHeader('retry-after', '1');
-          reject(req, res, 429, 'too many authentication attempts in progress\n');
+          sendText(req, res, 429, 'too many authentication attempts in progress\n');
           return;
         }
         // No detail on purpose: absent, malformed, unknown user and wrong password look the same.
         logger.debug({ remote: req.socket.remoteAddress, path }, 'unauthorized request');
         res.setHeader('www-authenticate', REALM);
-        reject(req, res, 401, 'unauthorized\n');
+        sendText(req, res, 401, 'unauthorized\n');
       },
       (error: unknown) => {
-        logger.error(
-          { err: error instanceof Error ? error.message : String(error) },
-          'authentication failed',
-        );
-        reject(req, res, 500, 'internal error\n');
+        logger.error({ err: error }, 'authentication failed');
+        sendText(req, res, 500, 'internal error\n');
       },
     );
   };
-}
-
-function reject(req: IncomingMessage, res: ServerResponse, status: number, body: string): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'text/plain; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(body));
-  res.end(req.method === 'HEAD' ? undefined : body);
 }

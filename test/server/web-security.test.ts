@@ -6,7 +6,7 @@ import { TLSSocket } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
-import { parseWebConfig } from '../../src/web/web-config.js';
+import { parseWebConfig } from '../../src/server/web-config.js';
 import { eventually, httpGet, leakedSecret, startHarness, type Harness } from '../faults/harness.js';
 import { makePki } from './tls-fixtures.js';
 

@@ -8,11 +8,11 @@ import {
   ExpositionCache,
   type Encoding,
   type Section,
-} from '../../src/metrics/exposition-cache.js';
-import { flowControlSamples } from '../../src/sources/flow-control.js';
-import { createSelfMetrics } from '../../src/poller/self-metrics.js';
-import { DATA_METRICS } from '../../src/sources/kinds.js';
+} from '../../src/server/scrape-cache.js';
 import { renderRegistry, type Format } from '../../src/metrics/exposition.js';
+import { createSelfMetrics } from '../../src/poller/self-metrics.js';
+import { flowControlSamples } from '../../src/sources/flow-control.js';
+import { DATA_METRICS } from '../../src/sources/kinds.js';
 
 /** A section whose text and version the test sets, counting its renders. */
 function section(text: string | ((format: Format) => string)) {

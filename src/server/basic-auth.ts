@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 
 /** The outcome of checking a request's credentials. */
-export type AuthResult = 'ok' | 'denied' | 'busy';
+type AuthResult = 'ok' | 'denied' | 'busy';
 
 /** Successful checks remembered, so a scraper costs one bcrypt per process, not one per scrape. */
 const CACHE_SIZE = 256;
@@ -75,7 +75,7 @@ export class BasicAuth {
 }
 
 /** User and password of a `Basic` Authorization header; undefined when it is not one. */
-export function parseBasic(header: string | undefined): { user: string; password: string } | undefined {
+function parseBasic(header: string | undefined): { user: string; password: string } | undefined {
   const match = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(header ?? '');
   if (match?.[1] === undefined) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');

@@ -10,7 +10,7 @@ import { parseYaml } from '../config/yaml.js';
 // implement are errors, like unknown keys: a security setting must never be ignored silently.
 
 /** How the server treats client certificates; the names and meanings of Go's `tls.ClientAuthType`. */
-export const CLIENT_AUTH_TYPES = [
+const CLIENT_AUTH_TYPES = [
   'NoClientCert',
   'RequestClientCert',
   'RequireAnyClientCert',
@@ -21,7 +21,7 @@ export type ClientAuthType = (typeof CLIENT_AUTH_TYPES)[number];
 
 const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
 type TlsVersionName = keyof typeof TLS_VERSIONS;
-export type TlsVersion = (typeof TLS_VERSIONS)[TlsVersionName];
+type TlsVersion = (typeof TLS_VERSIONS)[TlsVersionName];
 
 /** The security headers exporter-toolkit allows in `http_server_config.headers`. */
 const ALLOWED_HEADERS = [
@@ -34,7 +34,7 @@ const ALLOWED_HEADERS = [
 ];
 
 /** TLS settings, file paths absolute. */
-export interface TlsSettings {
+interface TlsSettings {
   readonly certFile: string;
   readonly keyFile: string;
   readonly clientCaFile: string | undefined;

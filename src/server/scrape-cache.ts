@@ -1,9 +1,8 @@
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib';
 import type { Registry } from 'prom-client';
-import type { DataSeries } from './data-series.js';
-
-import { renderRegistry, type Format } from './exposition.js';
+import type { DataSeries } from '../metrics/data-series.js';
+import { renderRegistry, type Format } from '../metrics/exposition.js';
 import type { SelfMetrics } from '../poller/self-metrics.js';
 
 const deflateRaw = promisify(deflateRawCallback);
@@ -39,7 +38,7 @@ const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00]);
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
 
 /** Process and Node.js metrics (CPU, memory, event loop lag…) are read at most this long ago. */
-export const SELF_METRICS_MAX_AGE_MS = 1000;
+const SELF_METRICS_MAX_AGE_MS = 1000;
 
 /**
  * The /metrics cache of an exporter: the data series (re-rendered when a poll changed them), then
@@ -55,10 +54,9 @@ export function createMetricsCache(
   return new ExpositionCache([
     { version: () => series.version, render: (format) => series.render(format) },
     {
-      // The truncation counter changes outside SelfMetrics, but only when a poll replaces series:
-      // keyed on the series version too, it never lags; anything else shows within the second.
-      version: () =>
-        `${metrics.version}/${series.version}@${Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS)}`,
+      // Health metrics move through SelfMetrics, so they never lag the series they speak for;
+      // process and Node.js metrics show within the second.
+      version: () => `${metrics.version}@${Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS)}`,
       render: async (format) => renderRegistry(registry, format),
     },
     { version: () => 0, render: (format) => (format === 'openmetrics' ? '# EOF\n' : '') },

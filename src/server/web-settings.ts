@@ -6,7 +6,7 @@ import { BasicAuth } from './basic-auth.js';
 import { loadWebConfig, OPEN_WEB_CONFIG, type WebConfig } from './web-config.js';
 
 /** What the web server runs on at a given moment: the validated file, its TLS material and its users. */
-export interface WebState {
+interface WebState {
   readonly config: WebConfig;
   /** Cert, key and client CA as read from their files; undefined without TLS. */
   readonly tls: SecureContextOptions | undefined;
@@ -72,11 +72,10 @@ export class WebSettings {
       return true;
     } catch (error) {
       this.#rejected = signature;
-      const problems =
-        error instanceof ConfigError
-          ? error.problems.map(formatProblem)
-          : [error instanceof Error ? error.message : String(error)];
-      this.#logger.error({ file: this.#path, problems }, 'web config invalid; keeping the previous one');
+      // A ConfigError lists what to fix; anything else (a file gone between stat and read) is logged whole.
+      const details =
+        error instanceof ConfigError ? { problems: error.problems.map(formatProblem) } : { err: error };
+      this.#logger.error({ file: this.#path, ...details }, 'web config invalid; keeping the previous one');
       return false;
     }
   }

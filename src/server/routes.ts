@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Format } from '../metrics/exposition.js';
+import { landingPage, type SourceRow } from './landing-page.js';
+import { acceptsGzip, CONTENT_TYPES, negotiateFormat } from './negotiate.js';
+import type { Encoding } from './scrape-cache.js';
+
+/** What the HTTP server serves; it never reaches Upstash itself. */
+interface ServerOptions {
+  /** The /metrics body, already encoded (cached bytes: a scrape must not render or compress). */
+  readonly exposition: (format: Format, encoding: Encoding) => Promise<readonly Buffer[]>;
+  readonly ready: () => boolean;
+  readonly sources: () => readonly SourceRow[];
+  readonly version: string;
+  readonly logger: Logger;
+}
+
+/** The routes of our own HTTP endpoint, as a plain node:http request listener. */
+export function createHandler(options: ServerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(options, req, res).catch((error: unknown) => {
+      options.logger.error({ err: error, path: req.url }, 'request failed');
+      if (!res.headersSent) sendText(req, res, 500, 'internal error\n');
+      else res.destroy();
+    });
+  };
+}
+
+/**
+ * The path of a request, without its query. Not through `new URL`: a request line such as `//[` makes
+ * it throw, and `//metrics` would parse as host `metrics` and path `/`.
+ */
+export function requestPath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+const ROUTES = new Set(['/', '/metrics', '/healthz', '/readyz']);
+
+async function handle(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = requestPath(req);
+  if (!ROUTES.has(path)) {
+    sendText(req, res, 404, 'not found\n');
+    return;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD');
+    sendText(req, res, 405, 'method not allowed\n');
+    return;
+  }
+  switch (path) {
+    case '/metrics': {
+      const format = negotiateFormat(req.headers.accept);
+      const encoding = acceptsGzip(req.headers['accept-encoding']) ? 'gzip' : 'identity';
+      const chunks = await options.exposition(format, encoding);
+      res.setHeader('vary', 'Accept, Accept-Encoding');
+      if (encoding === 'gzip') res.setHeader('content-encoding', 'gzip');
+      sendChunks(req, res, CONTENT_TYPES[format], chunks);
+      return;
+    }
+    case '/healthz':
+      sendText(req, res, 200, 'ok\n');
+      return;
+    case '/readyz': {
+      const ready = options.ready();
+      sendText(
+        req,
+        res,
+        ready ? 200 : 503,
+        ready ? 'ready\n' : 'waiting for the first poll of every source\n',
+      );
+      return;
+    }
+    default:
+      send(req, res, 200, 'text/html; charset=utf-8', landingPage(options.version, options.sources()));
+  }
+}
+
+/** A plain-text answer (no body for HEAD). */
+export function sendText(req: IncomingMessage, res: ServerResponse, status: number, body: string): void {
+  send(req, res, status, 'text/plain; charset=utf-8', body);
+}
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string | Buffer,
+): void {
+  res.statusCode = status;
+  res.setHeader('content-type', contentType);
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** A 200 whose body is `chunks` back to back: corked, they leave in one writev, never copied together. */
+function sendChunks(
+  req: IncomingMessage,
+  res: ServerResponse,
+  contentType: string,
+  chunks: readonly Buffer[],
+): void {
+  res.statusCode = 200;
+  res.setHeader('content-type', contentType);
+  let length = 0;
+  for (const chunk of chunks) length += chunk.length;
+  res.setHeader('content-length', length);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  res.cork();
+  for (const chunk of chunks) res.write(chunk);
+  res.end();
+}
