@@ -108,7 +108,7 @@ async function main(argv: string[]): Promise<number> {
       );
     }
   } catch (error) {
-    logger.fatal({ err: error instanceof Error ? error.message : String(error) }, 'cannot start');
+    logger.fatal({ err: error }, 'cannot start');
     await app.stop().catch(() => undefined);
     await simulator?.stop();
     return EXIT_FATAL;
@@ -136,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
         await app.reload(next);
       })
       .catch((error: unknown) => {
-        logger.error({ err: error instanceof Error ? error.message : String(error) }, 'reload failed');
+        logger.error({ err: error }, 'reload failed');
       });
   });
 
