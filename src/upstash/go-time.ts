@@ -52,7 +52,22 @@ function goTimeParts(text: string): { wholeMs: number; fraction: string } | unde
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59 || Number(offH) > 23 || Number(offM) > 59) return undefined;
   const offsetMs = (sign === '-' ? -1 : 1) * (Number(offH) * 60 + Number(offM)) * 60_000;
-  return { wholeMs: Date.UTC(year, month - 1, day, hour, minute, second) - offsetMs, fraction };
+  const dayMs = daysFromCivil(year, month, day) * 86_400_000;
+  return { wholeMs: dayMs + ((hour * 60 + minute) * 60 + second) * 1000 - offsetMs, fraction };
+}
+
+/**
+ * Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
+ * days_from_civil). Not Date.UTC: it reads years 0–99 as 1900–1999, so Go's zero time (year 1) would
+ * become 1901 and a point of year 0099 would beat one of 1998.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 function daysIn(year: number, month: number): number {

@@ -141,3 +141,38 @@ describe('parseGoTime', () => {
     expect(parseGoTime(text)).toBeUndefined();
   });
 });
+
+describe('every year 0000–9999 (Date.UTC reads 0–99 as 1900–1999)', () => {
+  /** The exact Unix ms of a UTC date, through setUTCFullYear, which takes any year as it is. */
+  const utc = (year: number, month: number, day: number): number => {
+    const date = new Date(0);
+    date.setUTCFullYear(year, month - 1, day);
+    return date.getTime();
+  };
+
+  test.each([0, 1, 4, 99, 100, 399, 400, 1600, 1899, 1900, 1970, 2000, 9999])('year %i', (year) => {
+    const y = String(year).padStart(4, '0');
+    expect(parseGoTime(`${y}-03-01 00:00:00 +0000 UTC`)).toBe(utc(year, 3, 1));
+    expect(parseGoTime(`${y}-12-31 23:59:59 +0000 UTC`)).toBe(utc(year, 12, 31) + 86_399_000);
+  });
+
+  test("Go's zero time is year 1, not 1901", () => {
+    expect(parseGoTime('0001-01-01 00:00:00 +0000 UTC')).toBe(-62_135_596_800_000);
+  });
+
+  test('a point of year 0099 is older than one of 1998', () => {
+    expect(parseGoTimeNs('0099-06-01 00:00:00 +0000 UTC')!).toBeLessThan(
+      parseGoTimeNs('1998-06-01 00:00:00 +0000 UTC')!,
+    );
+  });
+
+  test('leap days of years 0 (leap), 100 (not leap) and 400 (leap)', () => {
+    expect(parseGoTime('0000-02-29 12:00:00 +0000 UTC')).toBe(utc(0, 2, 29) + 43_200_000);
+    expect(parseGoTime('0100-02-29 12:00:00 +0000 UTC')).toBeUndefined();
+    expect(parseGoTime('0400-02-29 12:00:00 +0000 UTC')).toBe(utc(400, 2, 29) + 43_200_000);
+  });
+
+  test('nanoseconds before 1970 order exactly', () => {
+    expect(parseGoTimeNs('0001-01-01 00:00:00.000000001 +0000 UTC')).toBe(-62_135_596_800_000_000_000n + 1n);
+  });
+});
