@@ -19,14 +19,19 @@ export class DataSeries {
     this.#metrics = metrics;
   }
 
-  /** Replaces every series of a source: whatever the new samples do not name is gone. */
+  /**
+   * Replaces every series of a source: whatever the new samples do not name is gone. Two samples
+   * with one name and label set would be one series to Prometheus, which keeps either: they throw
+   * {@link DuplicateSeriesError} and leave the source's series as they were.
+   */
   replace(sourceId: string, samples: readonly Sample[]): void {
     const lines = new Map<string, string>();
+    const seen = new Set<string>();
     for (const { metric, labels, value } of samples) {
-      lines.set(
-        metric.name,
-        `${lines.get(metric.name) ?? ''}${metric.name}${formatLabels(labels)} ${formatValue(value)}\n`,
-      );
+      const series = `${metric.name}${formatLabels(labels)}`;
+      if (seen.has(series)) throw new DuplicateSeriesError(metric.name);
+      seen.add(series);
+      lines.set(metric.name, `${lines.get(metric.name) ?? ''}${series} ${formatValue(value)}\n`);
     }
     this.#bySource.set(sourceId, lines);
     this.#counts.set(sourceId, samples.length);
@@ -70,5 +75,13 @@ export class DataSeries {
       if (lines !== '') out += familyHeader(metric.name, metric.help, 'gauge', format) + lines;
     }
     return out;
+  }
+}
+
+/** A poll produced two samples of one series: a fault of the mapping, not of the data. */
+export class DuplicateSeriesError extends Error {
+  constructor(metric: string) {
+    super(`two samples of one ${metric} series`);
+    this.name = 'DuplicateSeriesError';
   }
 }

@@ -6,16 +6,22 @@ export const MAX_LABEL_VALUE_LENGTH = 1024;
 /** Hex digits of the hash that keeps cut values apart. */
 const HASH_DIGITS = 16;
 
+// What every rewritten value ends with; a value that already ends so is rewritten too (below).
+const HASH_SUFFIX = new RegExp(`~[0-9a-f]{${HASH_DIGITS}}$`);
+
 /**
  * A label value Prometheus can store. Most values pass unchanged. One longer than
  * {@link MAX_LABEL_VALUE_LENGTH} keeps its head, followed by `~` and a hash of the whole value, so two
  * long keys with the same beginning stay two series. One with lone UTF-16 surrogates (which no UTF-8
  * text can carry) gets U+FFFD in their place and the same `~hash` suffix, since several such values
- * would otherwise collapse into one.
+ * would otherwise collapse into one. One that already ends in `~` and sixteen hex digits gets a
+ * suffix of its own too: spelled like another value's rewritten form, it would otherwise be the same
+ * series. So distinct values always give distinct labels (barring a 64-bit hash collision).
  */
 export function limitLabelValue(value: string): string {
   const wellFormed = toWellFormed(value);
-  if (wellFormed === value && value.length <= MAX_LABEL_VALUE_LENGTH) return value;
+  if (wellFormed === value && value.length <= MAX_LABEL_VALUE_LENGTH && !HASH_SUFFIX.test(value))
+    return value;
   // Hash the UTF-16 code units, lone surrogates included: a UTF-8 encoding would lose them.
   const hash = createHash('sha256').update(Buffer.from(value, 'utf16le')).digest('hex').slice(0, HASH_DIGITS);
   // Cutting may split a surrogate pair: repair the head again.
@@ -29,17 +35,18 @@ function toWellFormed(value: string): string {
 
 /**
  * Applies {@link limitLabelValue} to every label of `samples`; `truncated` counts the distinct
- * values that were over the length cap.
+ * values it rewrote (cut, repaired, or given a suffix of their own).
  */
 export function limitSampleLabels(samples: readonly Sample[]): { samples: Sample[]; truncated: number } {
-  const cut = new Set<string>();
+  const rewritten = new Set<string>();
   const out = samples.map((sample) => {
     if (sample.labels.every(([, value]) => limitLabelValue(value) === value)) return sample;
     const labels = sample.labels.map(([name, value]): readonly [string, string] => {
-      if (value.length > MAX_LABEL_VALUE_LENGTH) cut.add(value);
-      return [name, limitLabelValue(value)];
+      const limited = limitLabelValue(value);
+      if (limited !== value) rewritten.add(value);
+      return [name, limited];
     });
     return { ...sample, labels };
   });
-  return { samples: out, truncated: cut.size };
+  return { samples: out, truncated: rewritten.size };
 }

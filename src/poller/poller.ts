@@ -315,6 +315,8 @@ export class Poller {
         state.staleTimer.unref();
         return;
       }
+      // Already gone (a reload carried over a unit that was stale before it): nothing to say again.
+      if (!this.#options.series.has(state.unit.id)) return;
       this.#options.series.drop(state.unit.id);
       this.#options.logger.warn(
         { ...state.unit.labels, since: new Date(state.lastSuccessAt ?? 0).toISOString() },

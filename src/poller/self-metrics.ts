@@ -92,7 +92,7 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
   }).set({ version: build.version, node_version: process.version }, 1);
   const truncated = new Counter({
     name: 'upstash_exporter_label_values_truncated_total',
-    help: `Label values of polled series cut to ${MAX_LABEL_VALUE_LENGTH} characters (head, "~" and a hash of the whole value), counted once per value and poll (count).`,
+    help: `Label values of polled series rewritten to a head, "~" and a hash of the whole value: cut to ${MAX_LABEL_VALUE_LENGTH} characters, or repaired (invalid UTF-16), counted once per value and poll (count).`,
     labelNames: SOURCE_LABELS,
     registers,
   });

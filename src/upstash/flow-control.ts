@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
-import { parseEntries } from './schema.js';
+import { assertUnique, parseEntries } from './schema.js';
 
 /** One flow-control key and how many messages wait behind it. */
 export interface FlowControlKey {
@@ -9,9 +9,10 @@ export interface FlowControlKey {
   readonly waitListSize: number;
 }
 
-// Extra fields on entries are stripped: they are not ours to export. A missing key or size is not
-// tolerated: a changed API must be loud, not half-reported.
-const entry = z.object({ flowControlKey: z.string(), waitListSize: z.number() });
+// Extra fields on entries are stripped: they are not ours to export. A missing, empty or repeated
+// key, or a missing size, is not tolerated: a changed API must be loud, not half-reported (an empty
+// key would export a series without its flow_control_key label).
+const entry = z.object({ flowControlKey: z.string().min(1), waitListSize: z.number() });
 
 /** Parses a flow-control list body (documented object or bare array); throws on any other shape. */
 export function parseFlowControl(json: unknown, url = 'flowControl'): FlowControlKey[] {
@@ -25,10 +26,12 @@ export function parseFlowControl(json: unknown, url = 'flowControl'): FlowContro
     at = 'flowControls';
     if (!Array.isArray(list)) throw fail('wrong shape at flowControls: expected an array');
   }
-  return parseEntries(list as unknown[], entry, at, fail).map((e) => ({
+  const keys = parseEntries(list as unknown[], entry, at, fail).map((e) => ({
     key: e.flowControlKey,
     waitListSize: e.waitListSize,
   }));
+  assertUnique(keys, (k) => k.key, 'flowControlKey', fail);
+  return keys;
 }
 
 /** GET `{url}/v2/flowControl/`: every flow-control key with its wait list size. */

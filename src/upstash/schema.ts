@@ -41,3 +41,21 @@ export function parseEntries<T extends z.ZodType>(
   }
   return out;
 }
+
+/**
+ * Fails when two entries of a list share their key: one name, two values would make Prometheus
+ * keep either, silently. Upstash keys are unique, so a repeat means the API changed: loud.
+ */
+export function assertUnique<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  field: string,
+  fail: (problem: string) => Error,
+): void {
+  const seen = new Set<string>();
+  for (const [index, item] of items.entries()) {
+    const value = key(item);
+    if (seen.has(value)) throw fail(`entry [${index}] repeats the ${field} of an earlier entry`);
+    seen.add(value);
+  }
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
-import { parseEntries } from './schema.js';
+import { assertUnique, parseEntries } from './schema.js';
 
 /** One QStash URL group (a "topic" in the API). */
 export interface UrlGroup {
@@ -14,8 +14,10 @@ export interface UrlGroup {
 }
 
 const endpoint = z.object({ name: z.string().optional(), url: z.string() });
+// A group name is its identity: an empty one would export series without their url_group label,
+// a repeated one two series under one label set.
 const group = z.object({
-  name: z.string(),
+  name: z.string().min(1),
   createdAt: z.number(),
   updatedAt: z.number(),
   endpoints: z.array(endpoint),
@@ -25,7 +27,9 @@ const group = z.object({
 export function parseUrlGroups(json: unknown, url = 'topics'): UrlGroup[] {
   const fail = (problem: string): Error => new InvalidResponseError('GET', url, problem);
   if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
-  return parseEntries(json, group, '', fail).map((g) => ({
+  const groups = parseEntries(json, group, '', fail);
+  assertUnique(groups, (g) => g.name, 'name', fail);
+  return groups.map((g) => ({
     name: g.name,
     createdAt: g.createdAt,
     updatedAt: g.updatedAt,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DataSeries } from '../../src/metrics/data-series.js';
+import { DataSeries, DuplicateSeriesError } from '../../src/metrics/data-series.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
 
@@ -22,5 +22,20 @@ describe('DataSeries', () => {
     series.drop('s');
     expect(series.render('text')).toBe('');
     expect(series.has('s')).toBe(false);
+  });
+});
+
+describe('DataSeries duplicates', () => {
+  it('refuses two samples of one series and keeps what the source had', () => {
+    const series = new DataSeries(DATA_METRICS);
+    series.replace('s', flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10));
+    const twice = [
+      ...flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10),
+      ...flowControlSamples('a', [{ key: 'y', waitListSize: 4 }], 10),
+    ];
+    expect(() => series.replace('s', twice)).toThrow(DuplicateSeriesError);
+    const text = series.render('text');
+    expect(text).toContain('flow_control_key="y"} 3');
+    expect(text).not.toContain('} 4');
   });
 });

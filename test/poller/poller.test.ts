@@ -251,3 +251,82 @@ describe('Poller', () => {
     expect(text).not.toContain('db-slow');
   });
 });
+
+describe('Poller, hostile input', () => {
+  it('fails a poll that maps to two samples of one series as internal, keeping the last good series', async () => {
+    let duplicate = false;
+    const registry = new Registry();
+    const metrics = createSelfMetrics(registry, { version: 'test' });
+    const series = new DataSeries(DATA_METRICS);
+    const poller = new Poller({
+      groups: [
+        {
+          key: 'qstash/eu',
+          cron: EVERY_SECOND,
+          intervalMs: 1000,
+          units: [
+            {
+              id: 'flow_control/eu/',
+              labels,
+              poll: async () => {
+                const once = flowControlSamples('eu', [{ key: 'k', waitListSize: 1 }], 10);
+                return Promise.resolve(duplicate ? [...once, ...once] : once);
+              },
+            },
+          ],
+        },
+      ],
+      series,
+      metrics,
+      logger: pino({ level: 'silent' }),
+    });
+    running = poller;
+    poller.start();
+    await sleep(100);
+    duplicate = true;
+    await sleep(1100);
+    const text = `${series.render('text')}${await renderRegistry(registry, 'text')}`;
+    expect(text).toMatch(/^upstash_exporter_poll_failures_total\{[^}]*reason="internal"\} [1-9]/m);
+    expect(text).toContain('flow_control_key="k"} 1');
+    expect(text.match(/flow_control_key="k"/g)).toHaveLength(1);
+  });
+
+  it('says "series dropped" once: not again for a unit that was already stale before a reload', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const poller = new Poller({
+      groups: [
+        {
+          key: 'qstash/eu',
+          cron: EVERY_SECOND,
+          intervalMs: 1000,
+          units: [
+            {
+              id: 'flow_control/eu/',
+              labels,
+              poll: async (context) =>
+                new Promise<never>((_resolve, reject) => {
+                  context.signal.addEventListener('abort', () =>
+                    reject(new AbortedError('GET', 'http://upstash.test/')),
+                  );
+                }),
+            },
+          ],
+        },
+      ],
+      series: new DataSeries(DATA_METRICS),
+      metrics: createSelfMetrics(new Registry(), { version: 'test' }),
+      logger: pino({ level: 'debug' }, sink),
+      carryOver: new Map([['flow_control/eu/', { lastSuccessAt: Date.now() - 60_000, notBefore: 0 }]]),
+    });
+    poller.start();
+    await sleep(50);
+    expect(lines.filter((l) => l.msg === 'series dropped: no successful poll for 3 intervals')).toEqual([]);
+    await poller.stop();
+  });
+});

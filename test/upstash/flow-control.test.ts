@@ -54,6 +54,17 @@ describe('parseFlowControl', () => {
       [{ flowControlKey: 'a', waitListSize: 1 }, { flowControlKey: 'b' }],
       'waitListSize',
     ],
+    ['an empty key', { flowControls: [{ flowControlKey: '', waitListSize: 2 }] }, 'flowControlKey'],
+    [
+      'the same key twice',
+      {
+        flowControls: [
+          { flowControlKey: 'k', waitListSize: 1 },
+          { flowControlKey: 'k', waitListSize: 2 },
+        ],
+      },
+      'flowControlKey',
+    ],
   ])('%s → invalid_response naming the field', (_, body, field) => {
     const error = invalid(() => parseFlowControl(body, 'https://qstash.example.com/v2/flowControl/'));
     expect(error.message).toContain(field);
@@ -67,6 +78,14 @@ describe('parseFlowControl', () => {
     );
     expect(error.message).toContain('waitListSize');
     expect(error.message).not.toContain(value);
+  });
+
+  test('a body of many bad entries costs one problem: validation stops at the first', () => {
+    const bad = Array.from({ length: 50_000 }, () => ({ flowControlKey: 7 }));
+    const error = invalid(() => parseFlowControl({ flowControls: bad }));
+    expect(error.message).toContain('flowControls[0].flowControlKey');
+    // One entry's problems at most, not one per bad entry.
+    expect(error.message).not.toMatch(/and \d{2,} more/);
   });
 
   test.each([

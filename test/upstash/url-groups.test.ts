@@ -59,6 +59,15 @@ describe('parseUrlGroups', () => {
       [{ name: 'g', createdAt: 1, updatedAt: 2, endpoints: [{ name: 'e' }] }],
       'url',
     ],
+    ['an empty name', [{ name: '', createdAt: 1, updatedAt: 2, endpoints: [] }], 'name'],
+    [
+      'the same name twice',
+      [
+        { name: 'g', createdAt: 1, updatedAt: 2, endpoints: [] },
+        { name: 'g', createdAt: 3, updatedAt: 4, endpoints: [] },
+      ],
+      'name',
+    ],
   ])('%s → invalid_response naming where', (_, body, where) => {
     expect(invalid(() => parseUrlGroups(body)).message).toContain(where);
   });
