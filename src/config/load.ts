@@ -3,8 +3,14 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError, describeFsError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
 import { checkBaseUrl, checkListenAddress } from './addresses.js';
-import { fileSchema, zodProblems, type ManagementEntry, type QstashEntry } from './file-schema.js';
-import { scheduleFromCron, scheduleFromInterval, parseDuration, type Schedule } from './schedule.js';
+import {
+  fileSchema,
+  SECRET_KEYS,
+  zodProblems,
+  type ManagementEntry,
+  type QstashEntry,
+} from './file-schema.js';
+import { scheduleFromInterval, type Schedule } from './schedule.js';
 import { Secret, secretProblem } from './secret.js';
 import { parseYaml } from './yaml.js';
 import {
@@ -157,18 +163,13 @@ function fromFile(
   if (expansionProblems.length > 0) return EMPTY;
   const file = parsed.data;
   const base = dirname(resolve(path));
-  const timeoutMs =
-    file.http?.timeout === undefined ? DEFAULTS.http.timeoutMs : parseDuration(file.http.timeout);
-  if (timeoutMs === undefined)
-    problems.push({ path: 'http.timeout', message: 'must be a duration like 10s' });
 
   return {
     listenAddress: file.listen_address,
     logLevel: file.log_level,
     webConfigFile: file.web_config_file === undefined ? undefined : resolve(base, file.web_config_file),
     http: {
-      timeoutMs:
-        file.http?.timeout === undefined ? DEFAULTS.http.timeoutMs : (parseDuration(file.http.timeout) ?? 0),
+      timeoutMs: file.http?.timeout ?? DEFAULTS.http.timeoutMs,
       retries: file.http?.retries ?? DEFAULTS.http.retries,
       concurrency: file.http?.concurrency ?? DEFAULTS.http.concurrency,
     },
@@ -206,7 +207,7 @@ function qstashAccount(
     name: entry.name,
     url: trimSlash(entry.url ?? DEFAULTS.qstashUrl),
     token,
-    schedule: scheduleOf(entry, DEFAULTS.qstashInterval),
+    schedule: entry.schedule,
     sources: entry.sources ?? QSTASH_SOURCES,
   };
 }
@@ -226,21 +227,8 @@ function managementAccount(
     email: entry.email,
     apiKey,
     databases: entry.databases,
-    schedule: scheduleOf(entry, DEFAULTS.managementInterval),
+    schedule: entry.schedule,
   };
-}
-
-/** The entry's schedule; the schema has already checked that it is valid. */
-function scheduleOf(
-  entry: { interval?: string | undefined; schedule?: string | undefined },
-  fallback: string,
-): Schedule {
-  const result =
-    entry.schedule === undefined
-      ? scheduleFromInterval(entry.interval ?? fallback)
-      : scheduleFromCron(entry.schedule);
-  if ('error' in result) throw new Error(`unvalidated schedule: ${result.error}`);
-  return result;
 }
 
 /**
@@ -253,17 +241,15 @@ function checkSecretFiles(
   read: (path: string) => string,
   problems: ConfigProblem[],
 ): void {
-  const lists = document as { qstash?: unknown; management?: unknown } | null;
-  for (const [key, field] of [
-    ['qstash', 'token_file'],
-    ['management', 'api_key_file'],
-  ] as const) {
-    const entries = lists?.[key];
+  const lists = document as Record<string, unknown> | null;
+  for (const [list, key] of Object.entries(SECRET_KEYS)) {
+    const entries = lists?.[list];
     if (!Array.isArray(entries)) continue;
+    const field = `${key}_file`;
     entries.forEach((entry: unknown, index) => {
       const file = (entry as Record<string, unknown> | null)?.[field];
       if (typeof file === 'string' && file !== '')
-        secretFromFile(resolve(base, file), `${key}[${index}].${field}`, read, problems);
+        secretFromFile(resolve(base, file), `${list}[${index}].${field}`, read, problems);
     });
   }
 }
