@@ -5,7 +5,7 @@ import { secretProblem } from './secret.js';
 import { DEFAULTS, LOG_LEVELS, QSTASH_SOURCES } from './types.js';
 
 // The shape of the YAML file, keys in snake_case as users write them. Structure and formats are
-// checked here, and durations and schedules parsed; load.ts resolves what needs the outside world
+// checked here, and durations and schedules parsed; resolve.ts does what needs the outside world
 // (secret files, paths).
 
 /** A whole number, also as text, since `${VAR}` expansion always yields text. */
