@@ -4,9 +4,9 @@ import { parseDuration, scheduleFromCron, scheduleFromInterval, type Schedule } 
 import { secretProblem } from './secret.js';
 import { DEFAULTS, LOG_LEVELS, QSTASH_SOURCES } from './types.js';
 
-// The shape of the YAML file, keys in snake_case as users write them. Structure and formats are
-// checked here, and durations and schedules parsed; resolve.ts does what needs the outside world
-// (secret files, paths).
+// The shape of the YAML file, keys in snake_case as users write them; env-only mode builds the same
+// document. Structure and formats are checked here, and durations and schedules parsed; resolve.ts
+// does what needs the outside world (secret files, paths).
 
 /** A whole number, also as text, since `${VAR}` expansion always yields text. */
 const count = (min: number) =>
@@ -188,6 +188,8 @@ export const fileSchema = z.strictObject({
 });
 
 export type FileConfig = z.output<typeof fileSchema>;
+export type QstashInput = z.input<typeof qstashEntry>;
+export type ManagementInput = z.input<typeof managementEntry>;
 export type QstashEntry = z.output<typeof qstashEntry>;
 export type ManagementEntry = z.output<typeof managementEntry>;
 

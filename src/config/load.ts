@@ -1,29 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { checkBaseUrl, checkListenAddress } from './addresses.js';
+import { checkListenAddress } from './addresses.js';
+import { envDocument, envVariable } from './env.js';
 import { ConfigError, describeFsError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
 import { fileSchema, zodProblems } from './file-schema.js';
-import {
-  checkSecretFiles,
-  resolveDocument,
-  secretFromFile,
-  trimSlash,
-  type Files,
-  type Resolved,
-} from './resolve.js';
-import { scheduleFromInterval, type Schedule } from './schedule.js';
-import { Secret, secretProblem } from './secret.js';
+import { checkSecretFiles, resolveDocument, type Files, type Resolved } from './resolve.js';
 import { parseYaml } from './yaml.js';
-import {
-  DEFAULTS,
-  LOG_LEVELS,
-  QSTASH_SOURCES,
-  type Config,
-  type LogLevel,
-  type ManagementAccount,
-  type QstashAccount,
-} from './types.js';
+import { DEFAULTS, LOG_LEVELS, type Config, type LogLevel } from './types.js';
 
 /** What the command line says; each set field wins over the file. */
 export interface FlagOverrides {
@@ -147,73 +131,10 @@ function fromEnv(
   read: (path: string) => string,
   problems: ConfigProblem[],
 ): Resolved {
-  const get = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
-  const envSecret = (name: string): Secret | undefined => {
-    const inline = get(name);
-    const file = get(`${name}_FILE`);
-    if (inline !== undefined && file !== undefined) {
-      problems.push({ path: name, message: `cannot be combined with ${name}_FILE; set one of them` });
-      return undefined;
-    }
-    if (file !== undefined)
-      return secretFromFile(resolve(file), `${name}_FILE`, { base: resolve(), read }, problems);
-    if (inline === undefined) return undefined;
-    const problem = secretProblem(inline);
-    if (problem === undefined) return new Secret(inline);
-    problems.push({ path: name, message: problem });
-    return undefined;
-  };
-  const envUrl = (name: string, fallback: string): string => {
-    const value = get(name) ?? fallback;
-    const problem = checkBaseUrl(value);
-    if (problem !== undefined) problems.push({ path: name, message: problem });
-    return trimSlash(value);
-  };
-
-  const qstash: QstashAccount[] = [];
-  const token = envSecret('QSTASH_TOKEN');
-  const qstashUrl = envUrl('QSTASH_URL', DEFAULTS.qstashUrl);
-  if (token !== undefined) {
-    const schedule = scheduleFromInterval(DEFAULTS.qstashInterval) as Schedule;
-    qstash.push({ name: DEFAULTS.envAccount, url: qstashUrl, token, schedule, sources: QSTASH_SOURCES });
-  }
-
-  const management: ManagementAccount[] = [];
-  const email = get('UPSTASH_EMAIL');
-  const apiKey = envSecret('UPSTASH_API_KEY');
-  const managementUrl = envUrl('UPSTASH_MANAGEMENT_URL', DEFAULTS.managementUrl);
-  const databases = (get('UPSTASH_REDIS_DATABASES') ?? '')
-    .split(',')
-    .map((id) => id.trim())
-    .filter((id) => id !== '');
-  const anyManagement = email !== undefined || apiKey !== undefined || databases.length > 0;
-  if (anyManagement) {
-    if (email === undefined)
-      problems.push({
-        path: 'UPSTASH_EMAIL',
-        message: 'is required for Redis stats (the account e-mail of the API key)',
-      });
-    if (apiKey === undefined && !problems.some((p) => p.path.startsWith('UPSTASH_API_KEY'))) {
-      problems.push({
-        path: 'UPSTASH_API_KEY',
-        message: 'is required for Redis stats (or UPSTASH_API_KEY_FILE)',
-      });
-    }
-    if (databases.length === 0) {
-      problems.push({
-        path: 'UPSTASH_REDIS_DATABASES',
-        message:
-          'is required for Redis stats: a comma-separated list of database IDs, e.g. UPSTASH_REDIS_DATABASES=id-1,id-2',
-      });
-    } else if (new Set(databases).size !== databases.length) {
-      problems.push({ path: 'UPSTASH_REDIS_DATABASES', message: 'lists a database ID twice' });
-    }
-    if (email !== undefined && apiKey !== undefined && databases.length > 0) {
-      const schedule = scheduleFromInterval(DEFAULTS.managementInterval) as Schedule;
-      management.push({ name: DEFAULTS.envAccount, url: managementUrl, email, apiKey, databases, schedule });
-    }
-  }
-  return { ...EMPTY, qstash, management };
+  const envProblems: ConfigProblem[] = [];
+  const document = envDocument(env, envProblems);
+  // Relative *_FILE paths are relative to the current folder.
+  return fromDocument(document, { base: resolve(), read }, envVariable, envProblems, problems);
 }
 
 /**

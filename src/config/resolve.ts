@@ -130,7 +130,7 @@ function secretFrom(
 }
 
 /** A secret read from a file, surrounding whitespace trimmed; a problem at `field` when it cannot be. */
-export function secretFromFile(
+function secretFromFile(
   path: string,
   field: string,
   files: Files,
@@ -155,7 +155,6 @@ export function secretFromFile(
   return new Secret(value);
 }
 
-/** A base URL without its trailing slashes. */
-export function trimSlash(url: string): string {
+function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
