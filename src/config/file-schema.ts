@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { checkBaseUrl, checkListenAddress } from './addresses.js';
-import { parseDuration, scheduleFromCron, scheduleFromInterval } from './schedule.js';
+import { parseDuration, scheduleFromCron, scheduleFromInterval, type Schedule } from './schedule.js';
 import { secretProblem } from './secret.js';
-import { LOG_LEVELS, QSTASH_SOURCES } from './types.js';
+import { DEFAULTS, LOG_LEVELS, QSTASH_SOURCES } from './types.js';
 
-// The shape of the YAML file, keys in snake_case as users write them. Only structure and formats
-// here; load.ts resolves what needs the outside world (secret files, schedules, paths).
+// The shape of the YAML file, keys in snake_case as users write them; env-only mode builds the same
+// document. Structure and formats are checked here, and durations and schedules parsed; resolve.ts
+// does what needs the outside world (secret files, paths).
 
 /** A whole number, also as text, since `${VAR}` expansion always yields text. */
 const count = (min: number) =>
@@ -44,27 +45,37 @@ const credential = z
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-const interval = z
-  .string()
-  .optional()
-  .superRefine((text, ctx) => {
-    const result = text === undefined ? undefined : scheduleFromInterval(text);
-    if (result !== undefined && 'error' in result) ctx.addIssue({ code: 'custom', message: result.error });
+/**
+ * A string parsed into its value, once, here. A failed parse is a continuable issue, as a refinement's
+ * would be, so that the checks after it (duplicate names, one timing per entry) still run and every
+ * problem shows in one run.
+ */
+const parsedText = <T extends object | number>(parse: (text: string) => T | { error: string }) =>
+  z.string().transform((text, ctx): T => {
+    const result = parse(text);
+    if (typeof result === 'object' && 'error' in result) {
+      ctx.addIssue({ code: 'custom', message: result.error, continue: true });
+      return z.NEVER;
+    }
+    return result;
   });
 
-const schedule = z
-  .string()
-  .optional()
-  .superRefine((text, ctx) => {
-    const result = text === undefined ? undefined : scheduleFromCron(text);
-    if (result !== undefined && 'error' in result) ctx.addIssue({ code: 'custom', message: result.error });
-  });
+const interval = parsedText<Schedule>(scheduleFromInterval);
+const cronSchedule = parsedText<Schedule>(scheduleFromCron);
+const timeoutMs = parsedText((text) => parseDuration(text) ?? { error: 'must be a duration like 10s' });
 
-const timing = { interval, schedule };
+/** The key of each list's credential; `<key>_file` gives it from a file instead. */
+export const SECRET_KEYS = { qstash: 'token', management: 'api_key' } as const;
+type SecretKey = (typeof SECRET_KEYS)[keyof typeof SECRET_KEYS];
+
+interface Timing {
+  interval?: Schedule | undefined;
+  schedule?: Schedule | undefined;
+}
 
 /** Checks shared by both kinds of entry: one timing, one way to give the secret. */
-function entryRules(secretKey: 'token' | 'api_key') {
-  return (entry: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+function entryRules(secretKey: SecretKey) {
+  return (entry: Timing & Record<string, unknown>, ctx: z.RefinementCtx): void => {
     if (entry.interval !== undefined && entry.schedule !== undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -85,6 +96,15 @@ function entryRules(secretKey: 'token' | 'api_key') {
     }
   };
 }
+
+/** Replaces an entry's `interval` and `schedule` by the one schedule it runs on. */
+const withSchedule =
+  (defaultInterval: string) =>
+  <E extends Timing>({ interval: every, schedule, ...entry }: E) => ({
+    ...entry,
+    // The defaults are valid intervals, so this parse cannot throw.
+    schedule: schedule ?? every ?? interval.parse(defaultInterval),
+  });
 
 /** A list whose items are all different. */
 const distinct = <T extends z.ZodType>(item: T, what: string) =>
@@ -116,9 +136,11 @@ const qstashEntry = z
     token: credential.optional(),
     token_file: z.string().min(1, 'must not be empty').optional(),
     sources: distinct(z.enum(QSTASH_SOURCES), 'a source').min(1, 'must list at least one source').optional(),
-    ...timing,
+    interval: interval.optional(),
+    schedule: cronSchedule.optional(),
   })
-  .superRefine(entryRules('token'));
+  .superRefine(entryRules(SECRET_KEYS.qstash))
+  .transform(withSchedule(DEFAULTS.qstashInterval));
 
 const managementEntry = z
   .strictObject({
@@ -131,9 +153,11 @@ const managementEntry = z
       1,
       'must list at least one database ID',
     ),
-    ...timing,
+    interval: interval.optional(),
+    schedule: cronSchedule.optional(),
   })
-  .superRefine(entryRules('api_key'));
+  .superRefine(entryRules(SECRET_KEYS.management))
+  .transform(withSchedule(DEFAULTS.managementInterval));
 
 /** The config file as parsed by zod, before resolution. */
 export const fileSchema = z.strictObject({
@@ -148,13 +172,7 @@ export const fileSchema = z.strictObject({
   web_config_file: z.string().min(1).optional(),
   http: z
     .strictObject({
-      timeout: z
-        .string()
-        .optional()
-        .refine(
-          (text) => text === undefined || parseDuration(text) !== undefined,
-          'must be a duration like 10s',
-        ),
+      timeout: timeoutMs.optional(),
       retries: count(0).pipe(z.number().max(10, 'must be at most 10')).optional(),
       concurrency: count(1).pipe(z.number().max(64, 'must be at most 64')).optional(),
     })
@@ -170,6 +188,8 @@ export const fileSchema = z.strictObject({
 });
 
 export type FileConfig = z.output<typeof fileSchema>;
+export type QstashInput = z.input<typeof qstashEntry>;
+export type ManagementInput = z.input<typeof managementEntry>;
 export type QstashEntry = z.output<typeof qstashEntry>;
 export type ManagementEntry = z.output<typeof managementEntry>;
 
