@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
+import { plainHttpAccounts } from './config/addresses.js';
 import type { Config } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
 import { Poller, type CarriedState, type PollGroup } from './poller/poller.js';
@@ -177,22 +178,10 @@ function sourceEntries(config: Config) {
 
 /** Warns when a credential would cross the network unencrypted. */
 function warnPlainHttp(config: Config, logger: Logger): void {
-  const accounts = [
-    ...config.qstash.map((a) => ({ kind: 'qstash', name: a.name, url: a.url })),
-    ...config.management.map((a) => ({ kind: 'management', name: a.name, url: a.url })),
-  ];
-  for (const { kind, name, url } of accounts) {
-    const parsed = new URL(url);
-    if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
-      logger.warn(
-        { [kind]: name, host: parsed.host },
-        'credentials will be sent over plain http to a non-loopback host; use https',
-      );
-    }
+  for (const { kind, name, host } of plainHttpAccounts(config)) {
+    logger.warn(
+      { [kind]: name, host },
+      'credentials will be sent over plain http to a non-loopback host; use https',
+    );
   }
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host.startsWith('127.');
 }

@@ -1,5 +1,7 @@
 // Checks of the addresses in the configuration: where we listen, and where Upstash is.
 
+import type { Config } from './types.js';
+
 /** An error message for a bad `HOST:PORT`, or undefined when it is fine. */
 export function checkListenAddress(address: string): string | undefined {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*):([0-9]{1,5})$/.exec(address);
@@ -19,4 +21,22 @@ export function checkBaseUrl(text: string): string | undefined {
   // A query would end up in front of the API path, and may hold a secret that summaries would print.
   if (parsed.search !== '' || parsed.hash !== '') return 'must not have a query or fragment';
   return undefined;
+}
+
+/** The accounts whose credentials would cross the network unencrypted: plain http to a non-loopback host. */
+export function plainHttpAccounts(
+  config: Config,
+): { kind: 'qstash' | 'management'; name: string; host: string }[] {
+  const accounts = [
+    ...config.qstash.map((a) => ({ kind: 'qstash' as const, name: a.name, url: new URL(a.url) })),
+    ...config.management.map((a) => ({ kind: 'management' as const, name: a.name, url: new URL(a.url) })),
+  ];
+  return accounts
+    .filter(({ url }) => url.protocol === 'http:' && !isLoopback(url.hostname))
+    .map(({ kind, name, url }) => ({ kind, name, host: url.host }));
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host.startsWith('127.');
 }
