@@ -62,7 +62,33 @@ const parsedText = <T extends object | number>(parse: (text: string) => T | { er
 
 const interval = parsedText<Schedule>(scheduleFromInterval);
 const cronSchedule = parsedText<Schedule>(scheduleFromCron);
-const timeoutMs = parsedText((text) => parseDuration(text) ?? { error: 'must be a duration like 10s' });
+// Node's timers cannot wait longer than 2^31-1 ms: a longer timeout fires at once, failing every
+// request after 1 ms. An hour is more than any Upstash call should take.
+const MAX_TIMEOUT_MS = 3_600_000;
+const timeoutMs = parsedText((text) => {
+  const ms = parseDuration(text);
+  if (ms === undefined) return { error: 'must be a duration like 10s' };
+  return ms > MAX_TIMEOUT_MS ? { error: 'must be at most 1h' } : ms;
+});
+
+const SIZE_UNITS = { '': 1, KiB: 1024, MiB: 1024 * 1024 } as const;
+/** Above this, one JSON body alone could take a container-sized heap. */
+const MAX_RESPONSE_SIZE = 64 * 1024 * 1024;
+/** A byte count: a whole number, or one with KiB or MiB (`8MiB`). */
+const byteSize = z.union([z.number(), z.string()]).transform((value, ctx): number => {
+  const match = /^([1-9][0-9]*)(KiB|MiB)?$/.exec(String(value));
+  const bytes =
+    match === null ? NaN : Number(match[1]) * SIZE_UNITS[(match[2] ?? '') as keyof typeof SIZE_UNITS];
+  if (!Number.isSafeInteger(bytes)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a size in bytes, or with KiB or MiB, like 8MiB' });
+    return z.NEVER;
+  }
+  if (bytes < 1024 || bytes > MAX_RESPONSE_SIZE) {
+    ctx.addIssue({ code: 'custom', message: 'must be from 1KiB to 64MiB' });
+    return z.NEVER;
+  }
+  return bytes;
+});
 
 /** The key of each list's credential; `<key>_file` gives it from a file instead. */
 export const SECRET_KEYS = { qstash: 'token', management: 'api_key' } as const;
@@ -175,6 +201,7 @@ export const fileSchema = z.strictObject({
       timeout: timeoutMs.optional(),
       retries: count(0).pipe(z.number().max(10, 'must be at most 10')).optional(),
       concurrency: count(1).pipe(z.number().max(64, 'must be at most 64')).optional(),
+      max_response_size: byteSize.optional(),
     })
     .optional(),
   limits: z

@@ -41,6 +41,7 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
       timeoutMs: file.http?.timeout ?? DEFAULTS.http.timeoutMs,
       retries: file.http?.retries ?? DEFAULTS.http.retries,
       concurrency: file.http?.concurrency ?? DEFAULTS.http.concurrency,
+      maxBodyBytes: file.http?.max_response_size ?? DEFAULTS.http.maxBodyBytes,
     },
     limits: {
       maxFlowControlKeys: file.limits?.max_flow_control_keys ?? DEFAULTS.limits.maxFlowControlKeys,

@@ -37,5 +37,9 @@ export class Secret {
  */
 export function secretProblem(value: string): string | undefined {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
-  return /[\s\x00-\x1f\x7f]/.test(value) ? 'must not contain whitespace or control characters' : undefined;
+  if (/[\s\x00-\x1f\x7f]/.test(value)) return 'must not contain whitespace or control characters';
+  // An HTTP header carries bytes, not text: a non-ASCII token cannot be sent as Upstash issued it, and
+  // every poll would fail far from its cause.
+  if (/[^\x21-\x7e]/.test(value)) return 'must be ASCII: Upstash credentials are';
+  return undefined;
 }

@@ -7,7 +7,7 @@ export function summarizeConfig(config: Config): string {
     `listen_address: ${config.listenAddress}`,
     `log_level: ${config.logLevel}`,
     `web_config_file: ${config.webConfigFile ?? '(none)'}`,
-    `http: timeout ${config.http.timeoutMs / 1000}s, retries ${config.http.retries}, concurrency ${config.http.concurrency}`,
+    `http: timeout ${config.http.timeoutMs / 1000}s, retries ${config.http.retries}, concurrency ${config.http.concurrency}, max response size ${config.http.maxBodyBytes} bytes`,
     `limits: max_flow_control_keys ${config.limits.maxFlowControlKeys}, max_url_groups ${config.limits.maxUrlGroups}`,
   ];
   for (const account of config.qstash) {

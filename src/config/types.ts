@@ -33,6 +33,8 @@ export interface HttpSettings {
   readonly timeoutMs: number;
   readonly retries: number;
   readonly concurrency: number;
+  /** A response body larger than this fails as `invalid_response`, unread. */
+  readonly maxBodyBytes: number;
 }
 
 /** Caps on series per account. */
@@ -62,7 +64,7 @@ export const DEFAULTS = {
   managementUrl: 'https://api.upstash.com',
   qstashInterval: '30s',
   managementInterval: '60s',
-  http: { timeoutMs: 10_000, retries: 2, concurrency: 4 },
+  http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
   limits: { maxFlowControlKeys: 1000, maxUrlGroups: 1000 },
   envAccount: 'default',
 } as const;

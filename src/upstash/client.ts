@@ -63,7 +63,8 @@ export interface GetOptions {
 /** Where an endpoint module sends its GET: a base URL plus everything of {@link GetOptions} but the path. */
 export type Target = Omit<GetOptions, 'url'> & { readonly baseUrl: string };
 
-export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** The body cap when none is given (the exporter always passes `http.max_response_size`). */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 const BACKOFF_BASE_MS = 250;
 /** A Retry-After is honoured up to an hour: a wilder one must not silence a source until restart. */
 export const MAX_RETRY_AFTER_MS = 3_600_000;
@@ -278,9 +279,18 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * The path of `url` as written, not through `new URL`, which resolves `.` and `..` segments (also
+ * as %2E): a database ID `..` must not turn `/v2/redis/stats/..` into `/v2/redis/`.
+ */
 function pathOf(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.pathname}${parsed.search}`;
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  return start === -1 ? '/' : url.slice(start);
+}
+
+/** An ID as one path segment: percent-encoded, and never `.` or `..`, which would leave the resource. */
+export function pathSegment(id: string): string {
+  return id === '.' || id === '..' ? id.replace(/\./g, '%2E') : encodeURIComponent(id);
 }
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */

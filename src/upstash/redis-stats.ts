@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Target, UpstashClient } from './client.js';
+import { pathSegment, type Target, type UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
 import { parseGoTime, parseGoTimeNs } from './go-time.js';
 import { describeIssues } from './schema.js';
@@ -104,7 +104,7 @@ export type StatsTarget = Target & { readonly databaseId: string };
 
 /** GET `{url}/v2/redis/stats/{id}`: one database's usage, latency and billing. */
 export async function fetchRedisStats(client: UpstashClient, target: StatsTarget): Promise<RedisStats> {
-  const url = `${target.baseUrl}/v2/redis/stats/${encodeURIComponent(target.databaseId)}`;
+  const url = `${target.baseUrl}/v2/redis/stats/${pathSegment(target.databaseId)}`;
   const json = await client.getJson({ ...target, url });
   return parseRedisStats(json, url);
 }

@@ -123,7 +123,12 @@ describe('env-only mode', () => {
     expect(account!.token.reveal()).toBe('qs-secret');
     expect(account!.sources).toEqual(['flow_control', 'url_groups']);
     expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
-    expect(config.http).toEqual({ timeoutMs: 10_000, retries: 2, concurrency: 4 });
+    expect(config.http).toEqual({
+      timeoutMs: 10_000,
+      retries: 2,
+      concurrency: 4,
+      maxBodyBytes: 8 * 1024 * 1024,
+    });
     expect(config.limits).toEqual({ maxFlowControlKeys: 1000, maxUrlGroups: 1000 });
   });
 
@@ -300,7 +305,12 @@ management:
     expect(config.listenAddress).toBe('0.0.0.0:9100');
     expect(config.logLevel).toBe('warn');
     expect(config.webConfigFile).toBe('/etc/upstash-exporter/web/web-config.yml');
-    expect(config.http).toEqual({ timeoutMs: 5000, retries: 3, concurrency: 8 });
+    expect(config.http).toEqual({
+      timeoutMs: 5000,
+      retries: 3,
+      concurrency: 8,
+      maxBodyBytes: 8 * 1024 * 1024,
+    });
     expect(config.limits).toEqual({ maxFlowControlKeys: 50, maxUrlGroups: 20 });
 
     const [eu, us] = config.qstash;
@@ -329,7 +339,12 @@ management:
     const config = fromYaml(
       `${MINIMAL}management:\n  - name: m\n    email: e@x\n    api_key: k\n    databases: [d]\n`,
     );
-    expect(config.http).toEqual({ timeoutMs: 10_000, retries: 2, concurrency: 4 });
+    expect(config.http).toEqual({
+      timeoutMs: 10_000,
+      retries: 2,
+      concurrency: 4,
+      maxBodyBytes: 8 * 1024 * 1024,
+    });
     expect(config.limits).toEqual({ maxFlowControlKeys: 1000, maxUrlGroups: 1000 });
     expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
     expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
@@ -734,5 +749,43 @@ describe('found in review', () => {
     }
     const error = configError(() => fromYaml(lines.join('\n')));
     expect(error.problems).toEqual([{ path: CONFIG, message: 'expands YAML aliases too often to be read' }]);
+  });
+});
+
+describe('configuration that validates but cannot work (issue 13)', () => {
+  test('a timeout beyond what Node timers hold is refused, naming the field', () => {
+    const error = configError(() => fromYaml(`${MINIMAL}http:\n  timeout: 600h\n`));
+    expect(lines(error)).toEqual(['http.timeout: must be at most 1h']);
+    expect(fromYaml(`${MINIMAL}http:\n  timeout: 1h\n`).http.timeoutMs).toBe(3_600_000);
+  });
+
+  test('a non-ASCII credential is refused, in the file, the environment and a secret file', () => {
+    const file = configError(() => fromYaml('qstash:\n  - name: eu\n    token: "tøken"\n'));
+    expect(lines(file)).toEqual(['qstash[0].token: must be ASCII: Upstash credentials are']);
+    expect(file.message).not.toContain('tøken');
+    const env = configError(() => fromEnv({ QSTASH_TOKEN: 'tøken' }));
+    expect(lines(env)).toEqual(['QSTASH_TOKEN: must be ASCII: Upstash credentials are']);
+    const secretFile = configError(() =>
+      fromEnv({ QSTASH_TOKEN_FILE: '/run/secrets/q' }, { '/run/secrets/q': 'tøken\n' }),
+    );
+    expect(lines(secretFile)).toEqual([
+      'QSTASH_TOKEN_FILE: the secret in /run/secrets/q must be ASCII: Upstash credentials are',
+    ]);
+  });
+
+  test('http.max_response_size takes bytes, KiB or MiB within 1KiB..64MiB; the default is 8 MiB', () => {
+    expect(fromYaml(MINIMAL).http.maxBodyBytes).toBe(8 * 1024 * 1024);
+    expect(fromYaml(`${MINIMAL}http:\n  max_response_size: 2MiB\n`).http.maxBodyBytes).toBe(2 * 1024 * 1024);
+    expect(fromYaml(`${MINIMAL}http:\n  max_response_size: 4096\n`).http.maxBodyBytes).toBe(4096);
+    expect(fromYaml(`${MINIMAL}http:\n  max_response_size: 512KiB\n`).http.maxBodyBytes).toBe(512 * 1024);
+    for (const [value, message] of [
+      ['1GiB', 'must be a size in bytes, or with KiB or MiB, like 8MiB'],
+      ['65MiB', 'must be from 1KiB to 64MiB'],
+      ['100', 'must be from 1KiB to 64MiB'],
+      ['-5', 'must be a size in bytes, or with KiB or MiB, like 8MiB'],
+    ] as const) {
+      const error = configError(() => fromYaml(`${MINIMAL}http:\n  max_response_size: ${value}\n`));
+      expect(lines(error)).toEqual([`http.max_response_size: ${message}`]);
+    }
   });
 });

@@ -66,7 +66,13 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
     listenAddress: '127.0.0.1:0',
     logLevel: options.logLevel ?? 'debug',
     webConfigFile: options.webConfigFile,
-    http: { timeoutMs: 400, retries: 1, concurrency: 4, ...options.http },
+    http: {
+      timeoutMs: 400,
+      retries: 1,
+      concurrency: 4,
+      maxBodyBytes: DEFAULTS.http.maxBodyBytes,
+      ...options.http,
+    },
     limits: { ...DEFAULTS.limits, ...options.limits },
     qstash: Array.from({ length: qstashAccounts }, (_, i) => ({
       name: qstashAccounts === 1 ? 'eu' : `eu-${i}`,

@@ -271,3 +271,28 @@ describe('found in review', () => {
     expect(stats.values.keyspace).toBe(3);
   });
 });
+
+describe('database IDs that are path segments of their own', () => {
+  test('`.` and `..` stay on their own resource instead of climbing the path', async () => {
+    const sim = await startSimulator({ databases: ['.', '..'] });
+    const client = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
+    const credentials = {
+      api: 'management',
+      email: DEMO_EMAIL,
+      apiKey: { reveal: () => DEMO_API_KEY },
+    } as const;
+    try {
+      for (const [id, path] of [
+        ['.', '/v2/redis/stats/%2E'],
+        ['..', '/v2/redis/stats/%2E%2E'],
+      ] as const) {
+        const stats = await fetchRedisStats(client, { baseUrl: sim.url, credentials, databaseId: id });
+        expect(stats.sampleTimestampMs).toBeDefined();
+        expect(sim.lastPath('redis_stats')).toBe(path);
+      }
+    } finally {
+      await client.close();
+      await sim.stop();
+    }
+  });
+});
