@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { plainHttpAccounts } from './config/addresses.js';
 import type { Config } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
-import { Poller, type CarriedState, type PollGroup } from './poller/poller.js';
+import { Poller, type PollGroup } from './poller/poller.js';
 import { createSelfMetrics, type SelfMetrics } from './poller/self-metrics.js';
 import { listen } from './server/listener.js';
 import { createHandler } from './server/routes.js';
@@ -42,9 +42,11 @@ export function createApp(config: Config, options: AppOptions): App {
   const metrics = createSelfMetrics(registry, { version });
   const series = new DataSeries(DATA_METRICS);
   let running = config;
-  let { client, poller } = buildPolling(config, { version, metrics, series, logger });
+  let client = createClient(config, version, metrics);
+  // One poller for the life of the process: a reload reconfigures it, so no unit loses its state.
+  const poller = new Poller({ groups: pollGroups(config, client), series, metrics, logger });
   let web: WebSettings | undefined;
-  // After a reload the new poller starts from `pending`; the exporter stays ready meanwhile.
+  // Units a reload adds start `pending`; the exporter stays ready meanwhile.
   let wasReady = false;
 
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
@@ -71,16 +73,12 @@ export function createApp(config: Config, options: AppOptions): App {
     }
     warnPlainHttp(next, logger);
     wasReady ||= poller.ready;
-    await poller.stop();
-    await client.close();
-    if (stopped) return;
-    const built = buildPolling(next, { version, metrics, series, logger }, poller.carryOver());
-    // Units gone from the configuration take their series and health metrics with them.
-    const kept = new Set(built.poller.unitIds);
-    for (const id of poller.unitIds) if (!kept.has(id)) poller.removeUnit(id);
-    ({ client, poller } = built);
+    // New HTTP settings take a new client; polls in flight finish on the old one, then it closes.
+    const previous = client;
+    if (!sameHttp(running.http, next.http)) client = createClient(next, version, metrics);
+    await poller.reconfigure(pollGroups(next, client));
+    if (previous !== client) void poller.settled().then(async () => previous.close());
     running = { ...next, listenAddress: running.listenAddress, webConfigFile: running.webConfigFile };
-    poller.start();
     logger.info({ sources: poller.unitIds.length }, 'configuration reloaded');
   };
 
@@ -119,29 +117,27 @@ export function createApp(config: Config, options: AppOptions): App {
   };
 }
 
-interface PollingParts {
-  readonly version: string;
-  readonly metrics: SelfMetrics;
-  readonly series: DataSeries;
-  readonly logger: Logger;
-}
-
-/** The client and poller of one configuration. */
-function buildPolling(config: Config, parts: PollingParts, carryOver?: ReadonlyMap<string, CarriedState>) {
-  const { version, metrics, series, logger } = parts;
-  const client = new UpstashClient({
+/** The Upstash client of a configuration's HTTP settings, counting its requests. */
+function createClient(config: Config, version: string, metrics: SelfMetrics): UpstashClient {
+  return new UpstashClient({
     ...config.http,
     userAgent: `upstash-exporter/${version} (node ${process.version})`,
     onRequest: (api, code) => metrics.apiRequest(api, code),
   });
-  const groups = sourceEntries(config).map(({ key, schedule, entry }): PollGroup => ({
+}
+
+function sameHttp(a: Config['http'], b: Config['http']): boolean {
+  return (Object.keys(a) as (keyof Config['http'])[]).every((key) => a[key] === b[key]);
+}
+
+/** One poll group per config entry: its schedule and the units of its sources. */
+function pollGroups(config: Config, client: UpstashClient): PollGroup[] {
+  return sourceEntries(config).map(({ key, schedule, entry }) => ({
     key,
     cron: schedule.cron,
     intervalMs: schedule.intervalMs,
     units: entryUnits(entry, { client, limits: config.limits }),
   }));
-  const poller = new Poller({ groups, series, metrics, logger, ...(carryOver && { carryOver }) });
-  return { client, poller };
 }
 
 /** The config's entries as the sources see them, each with its schedule. */

@@ -49,17 +49,6 @@ export interface PollerOptions {
   readonly metrics: SelfMetrics;
   readonly logger: Logger;
   readonly now?: () => number;
-  /**
-   * State carried over from the poller this one replaces (a reload), by unit id: series keep the
-   * staleness deadline they had, and a Retry-After still runs.
-   */
-  readonly carryOver?: ReadonlyMap<string, CarriedState>;
-}
-
-/** What a unit's state outlives a reload with. */
-export interface CarriedState {
-  readonly lastSuccessAt: number | undefined;
-  readonly notBefore: number;
 }
 
 /** A unit's values outlive failures for this many intervals after its last success. */
@@ -68,8 +57,8 @@ export const STALE_AFTER_INTERVALS = 3;
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 interface UnitState {
-  readonly unit: PollUnit;
-  readonly group: GroupState;
+  unit: PollUnit;
+  group: GroupState;
   /** Aborts this unit's poll in flight: on shutdown, or when the unit is removed. */
   readonly abort: AbortController;
   running: Promise<void> | undefined;
@@ -83,7 +72,7 @@ interface UnitState {
 }
 
 interface GroupState {
-  readonly group: PollGroup;
+  group: PollGroup;
   task: ScheduledTask | undefined;
 }
 
@@ -114,10 +103,56 @@ export class Poller {
   start(): void {
     this.#started = true;
     for (const state of this.#groups.values()) this.#schedule(state);
-    for (const state of this.#units.values()) {
-      if (state.lastSuccessAt !== undefined) this.#armStaleness(state);
-      this.#tick(state);
+    for (const state of this.#units.values()) this.#tick(state);
+  }
+
+  /**
+   * Applies a new configuration's groups (a reload) without breaking the promises of the running
+   * one: a unit that stays keeps its state (last success, staleness clock, Retry-After, a poll in
+   * flight) and is polled at its next tick, never sooner; a new unit is polled at once; a unit that
+   * is gone takes its series and health series with it. A group whose schedule changed is
+   * rescheduled.
+   */
+  async reconfigure(groups: readonly PollGroup[]): Promise<void> {
+    const next = new Map(groups.flatMap((group) => group.units.map((unit) => [unit.id, { unit, group }])));
+    for (const id of [...this.#units.keys()]) if (!next.has(id)) this.removeUnit(id);
+    const keys = new Set(groups.map((group) => group.key));
+    for (const [key, state] of [...this.#groups]) {
+      if (keys.has(key)) continue;
+      await state.task?.destroy();
+      this.#groups.delete(key);
     }
+    for (const group of groups) {
+      const state = this.#groups.get(group.key);
+      if (state === undefined) {
+        const added: GroupState = { group, task: undefined };
+        this.#groups.set(group.key, added);
+        if (this.#started) this.#schedule(added);
+        continue;
+      }
+      const rescheduled = state.group.cron !== group.cron;
+      state.group = group;
+      if (rescheduled && this.#started) {
+        await state.task?.destroy();
+        this.#schedule(state);
+      }
+    }
+    for (const [id, { unit, group }] of next) {
+      const state = this.#units.get(id);
+      if (state === undefined) {
+        this.addUnit(group.key, unit);
+        continue;
+      }
+      state.unit = unit;
+      state.group = this.#groups.get(group.key) ?? state.group;
+      // The interval may have changed: the staleness clock still runs from the last success.
+      if (state.lastSuccessAt !== undefined && this.#started) this.#armStaleness(state);
+    }
+  }
+
+  /** Resolves when every poll now in flight has settled. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#units.values()].map(async (state) => state.running));
   }
 
   /** Stops the schedule, aborts polls in flight and waits for them to settle. */
@@ -162,16 +197,6 @@ export class Poller {
     return true;
   }
 
-  /** What a replacing poller carries over, by unit id. */
-  carryOver(): Map<string, CarriedState> {
-    return new Map(
-      [...this.#units.values()].map((state) => [
-        state.unit.id,
-        { lastSuccessAt: state.lastSuccessAt, notBefore: state.notBefore },
-      ]),
-    );
-  }
-
   /** A snapshot of every unit, in the order they joined. */
   status(): UnitStatus[] {
     return [...this.#units.values()].map((state) => ({
@@ -187,7 +212,6 @@ export class Poller {
   #add(groupKey: string, unit: PollUnit): UnitState {
     const group = this.#groups.get(groupKey);
     if (group === undefined) throw new Error(`no poll group ${groupKey}`);
-    const carried = this.#options.carryOver?.get(unit.id);
     this.#options.metrics.declareSource(unit.labels);
     const state: UnitState = {
       unit,
@@ -196,8 +220,8 @@ export class Poller {
       running: undefined,
       outcome: 'pending',
       lastPollAt: undefined,
-      lastSuccessAt: carried?.lastSuccessAt,
-      notBefore: carried?.notBefore ?? 0,
+      lastSuccessAt: undefined,
+      notBefore: 0,
       staleTimer: undefined,
       removed: false,
     };
@@ -315,7 +339,7 @@ export class Poller {
         state.staleTimer.unref();
         return;
       }
-      // Already gone (a reload carried over a unit that was stale before it): nothing to say again.
+      // Already gone (a reload re-armed the clock of a unit that was stale before it): said once.
       if (!this.#options.series.has(state.unit.id)) return;
       this.#options.series.drop(state.unit.id);
       this.#options.logger.warn(

@@ -156,8 +156,9 @@ export class UpstashClient {
         return new InvalidResponseError('GET', url, 'request could not be sent', { cause: error });
       return new NetworkError('GET', url, error);
     };
-    if (request.signal?.aborted === true) controller.abort();
     try {
+      // Shut down or removed while waiting for a slot: nothing was sent, so nothing is counted.
+      if (request.signal?.aborted === true) throw new AbortedError('GET', url);
       let response: Dispatcher.ResponseData;
       try {
         response = await this.#dispatcher.request({
@@ -172,7 +173,8 @@ export class UpstashClient {
           signal,
         });
       } catch (error) {
-        this.#options.onRequest?.(api, 'error');
+        // The books must balance: a request undici refused to send was never sent.
+        if (!isRefusedRequest(error)) this.#options.onRequest?.(api, 'error');
         throw failed(error);
       }
       this.#options.onRequest?.(api, String(response.statusCode));

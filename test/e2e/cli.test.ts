@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { DEMO_API_KEY, DEMO_QSTASH_TOKEN, startSimulator } from '../../src/demo/simulator.js';
-import { runToExit, startExporter, waitForStatus, writeConfig } from '../helpers/exporter-process.js';
+import { MAIN, runToExit, startExporter, waitForStatus, writeConfig } from '../helpers/exporter-process.js';
 
 describe('command line', () => {
   it('prints help and version', async () => {
@@ -157,5 +159,82 @@ describe('config.example.yaml', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('qstash eu: https://qstash.upstash.io, token <redacted>');
     expect(result.stdout).not.toContain('qstash-example-token');
+  });
+});
+
+describe('signals during start-up (issue 13)', () => {
+  /** Resolves once the process catches `signals` (Linux: the SigCgt mask of /proc/<pid>/status). */
+  async function caught(pid: number, signals: readonly number[]): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+      const mask = BigInt(`0x${/^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1] ?? '0'}`);
+      if (signals.every((signal) => (mask >> BigInt(signal - 1)) & 1n)) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    throw new Error('the exporter never caught the signals');
+  }
+
+  it('a SIGHUP burst while starting neither kills the process nor re-polls; SIGTERM then exits 0', async () => {
+    const sim = await startSimulator();
+    const child = spawn(process.execPath, [MAIN, '--web.listen-address', '127.0.0.1:0'], {
+      env: { PATH: process.env.PATH, QSTASH_TOKEN: DEMO_QSTASH_TOKEN, QSTASH_URL: sim.url },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await caught(child.pid!, [1]);
+      // As early as the handlers exist, on through start-up, and twenty more once it listens.
+      let after = 0;
+      const deadline = Date.now() + 15_000;
+      while (after < 20 && child.exitCode === null && Date.now() < deadline) {
+        child.kill('SIGHUP');
+        if (stdout.includes('"msg":"listening"')) after++;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      while (!stdout.includes('"msg":"configuration reloaded"') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(child.exitCode).toBeNull();
+      expect(stdout).toContain('"msg":"configuration reloaded"');
+      // Reloads keep every unchanged source's schedule: one start-up poll, no re-poll per signal.
+      expect(sim.requests('flow_control')).toBe(1);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      await sim.stop();
+    }
+  });
+
+  it('SIGTERM at the first moment it can be caught exits 0', async () => {
+    const child = spawn(process.execPath, [MAIN, '--web.listen-address', '127.0.0.1:0', '--demo'], {
+      env: { PATH: process.env.PATH },
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      // Node catches SIGTERM itself from its first moment (to restore the terminal, then die by it);
+      // ours is in place once SIGHUP, installed on the same line, is caught.
+      await caught(child.pid!, [1]);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('the port-in-use message reaches stderr too', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const result = await runToExit(['--web.listen-address', `127.0.0.1:${port}`], { QSTASH_TOKEN: 't' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^upstash-exporter: cannot start: .*EADDRINUSE/m);
+    } finally {
+      blocker.close();
+    }
   });
 });

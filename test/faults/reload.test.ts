@@ -61,3 +61,53 @@ test('a credential bound for plain http on a non-loopback host is warned about',
   expect(warning).toBeDefined();
   expect(JSON.parse(warning!)).toMatchObject({ level: 'warn', qstash: 'eu', host: '192.0.2.1:9' });
 });
+
+test('reloads during a Retry-After wait send nothing early, re-poll nothing, and the books balance (issue 13)', async () => {
+  const h = await startHarness({ intervalSeconds: 2 });
+  running.push(h);
+  const flow = { source: 'flow_control', account: 'eu', database_id: '' };
+  const groups = { source: 'url_groups', account: 'eu', database_id: '' };
+  h.sim.setFault('flow_control', { kind: 'status', status: 429, retryAfter: '30' });
+  await eventually('rate limited', async () => {
+    const { samples } = await h.scrape();
+    return (valueOf(samples, 'upstash_exporter_poll_failures_total', { ...flow, reason: 'rate_limited' }) ??
+      0) > 0
+      ? true
+      : undefined;
+  });
+  const flowRequests = h.sim.requests('flow_control');
+  const groupRequests = h.sim.requests('url_groups');
+  for (let i = 0; i < 10; i++) {
+    await h.app.reload(h.config);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // The Retry-After still holds, and the other source kept its 2 s schedule: no poll per reload.
+  expect(h.sim.requests('flow_control')).toBe(flowRequests);
+  expect(h.sim.requests('url_groups') - groupRequests).toBeLessThanOrEqual(2);
+  await eventually(
+    'the books balance with no poll in flight',
+    async () => {
+      const { samples } = await h.scrape();
+      const started = (labels: typeof flow) =>
+        valueOf(samples, 'upstash_exporter_polls_total', labels) ?? NaN;
+      const failed = find(samples, 'upstash_exporter_poll_failures_total', flow).reduce(
+        (n, s) => n + s.value,
+        0,
+      );
+      const sent = find(samples, 'upstash_exporter_api_requests_total', { api: 'qstash' }).reduce(
+        (n, s) => n + s.value,
+        0,
+      );
+      // The books balance: every poll of the always-429 source ended as a failure, every poll of the
+      // healthy one sent exactly one request, and every request counted reached Upstash.
+      return started(flow) === failed &&
+        started(groups) === h.sim.requests('url_groups') &&
+        sent === h.sim.requests('url_groups') + h.sim.requests('flow_control')
+        ? true
+        : undefined;
+    },
+    5000,
+  );
+  expect(valueOf((await h.scrape()).samples, 'upstash_up', flow)).toBe(0);
+});

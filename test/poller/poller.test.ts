@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataSeries } from '../../src/metrics/data-series.js';
 import { renderRegistry } from '../../src/metrics/exposition.js';
-import { Poller, type PollContext, type PollUnit } from '../../src/poller/poller.js';
+import { Poller, type PollContext, type PollGroup, type PollUnit } from '../../src/poller/poller.js';
 import { createSelfMetrics } from '../../src/poller/self-metrics.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
@@ -36,15 +36,16 @@ function setup(poll: (context: PollContext, call: number) => Promise<number>, in
       return flowControlSamples('eu', [{ key: `k${size}`, waitListSize: size }], 10);
     },
   };
+  const group: PollGroup = { key: 'qstash/eu', cron: EVERY_SECOND, intervalMs, units: [source] };
   const poller = new Poller({
-    groups: [{ key: 'qstash/eu', cron: EVERY_SECOND, intervalMs, units: [source] }],
+    groups: [group],
     series,
     metrics,
     logger: pino({ level: 'debug' }, sink),
   });
   const text = async () => `${series.render('text')}${await renderRegistry(registry, 'text')}`;
   const value = async (pattern: RegExp) => Number(pattern.exec(await text())?.[1] ?? NaN);
-  return { poller, series, registry, text, value, lines, calls: () => calls };
+  return { poller, group, series, registry, text, value, lines, calls: () => calls };
 }
 
 let running: Poller | undefined;
@@ -291,42 +292,43 @@ describe('Poller, hostile input', () => {
     expect(text.match(/flow_control_key="k"/g)).toHaveLength(1);
   });
 
-  it('says "series dropped" once: not again for a unit that was already stale before a reload', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
-    const poller = new Poller({
-      groups: [
-        {
-          key: 'qstash/eu',
-          cron: EVERY_SECOND,
-          intervalMs: 1000,
-          units: [
-            {
-              id: 'flow_control/eu/',
-              labels,
-              poll: async (context) =>
-                new Promise<never>((_resolve, reject) => {
-                  context.signal.addEventListener('abort', () =>
-                    reject(new AbortedError('GET', 'http://upstash.test/')),
-                  );
-                }),
-            },
-          ],
-        },
-      ],
-      series: new DataSeries(DATA_METRICS),
-      metrics: createSelfMetrics(new Registry(), { version: 'test' }),
-      logger: pino({ level: 'debug' }, sink),
-      carryOver: new Map([['flow_control/eu/', { lastSuccessAt: Date.now() - 60_000, notBefore: 0 }]]),
-    });
-    poller.start();
+  it('says "series dropped" once: not again when a reload re-arms a unit that was already stale', async () => {
+    const t = setup(
+      (_context, call) =>
+        call > 1
+          ? Promise.reject(new HttpStatusError('GET', 'http://upstash.test/', 503))
+          : Promise.resolve(1),
+      200,
+    );
+    running = t.poller;
+    t.poller.start();
+    await sleep(1300);
+    const dropped = () =>
+      t.lines.filter((l) => l.msg === 'series dropped: no successful poll for 3 intervals');
+    expect(dropped()).toHaveLength(1);
+    await t.poller.reconfigure([t.group]);
     await sleep(50);
-    expect(lines.filter((l) => l.msg === 'series dropped: no successful poll for 3 intervals')).toEqual([]);
-    await poller.stop();
+    expect(dropped()).toHaveLength(1);
+  });
+
+  it("a reload keeps a unit's state and polls it at its next tick, never at once; a new unit at once", async () => {
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    t.poller.start();
+    await sleep(100);
+    const before = t.calls();
+    const added: PollUnit = {
+      id: 'flow_control/us/',
+      labels: { ...labels, account: 'us' },
+      poll: async () => Promise.resolve(flowControlSamples('us', [{ key: 'u', waitListSize: 2 }], 10)),
+    };
+    for (let i = 0; i < 20; i++)
+      await t.poller.reconfigure([{ ...t.group, units: [...t.group.units, added] }]);
+    await sleep(20);
+    expect(t.calls()).toBe(before);
+    expect(await t.text()).toContain('flow_control_key="u"');
+    expect(t.poller.status().find((s) => s.labels.account === 'eu')?.lastSuccessAt).toBeDefined();
+    await t.poller.reconfigure([t.group]);
+    expect(await t.text()).not.toContain('account="us"');
   });
 });

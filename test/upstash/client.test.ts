@@ -633,4 +633,16 @@ describe('found in review', () => {
     expect(sim.requests('url_groups')).toBe(0);
     expect((error as Error).message).not.toContain('a\nb');
   });
+
+  test('requests never sent are not counted: refused by undici, or aborted before they left', async () => {
+    const sim = await simulator();
+    const codes: string[] = [];
+    const c = client({ retries: 2, onRequest: (_, code) => codes.push(code) });
+    await c.getJson({ url: `${sim.url}/v2/topics`, credentials: bearer('a\nb') }).catch(() => undefined);
+    await get(c, flowUrl(sim.url), { signal: AbortSignal.abort() }).catch(() => undefined);
+    expect(codes).toEqual([]);
+    expect(sim.requests('url_groups') + sim.requests('flow_control')).toBe(0);
+    await get(c, flowUrl(sim.url));
+    expect(codes).toEqual(['200']);
+  });
 });

@@ -1,0 +1,172 @@
+import { parseArgs } from 'node:util';
+import { createApp } from './app.js';
+import { ConfigError, formatProblem } from './config/errors.js';
+import { loadConfig, loadFlagSettings } from './config/load.js';
+import { summarizeConfig } from './config/summary.js';
+import type { Config } from './config/types.js';
+import { demoConfig } from './demo/demo-config.js';
+import { startSimulator, type Simulator } from './demo/simulator.js';
+import { createLogger } from './logger.js';
+import { readWebFiles } from './server/web-settings.js';
+import { readVersion } from './version.js';
+
+const USAGE = `Usage: upstash-exporter [flags]
+
+Prometheus exporter for Upstash: QStash flow-control wait lists, URL groups and Redis database stats.
+
+Flags:
+  --config FILE                    YAML config file (env UPSTASH_EXPORTER_CONFIG); without it,
+                                   configuration comes from QSTASH_TOKEN, UPSTASH_EMAIL, … (see README)
+  --web.listen-address HOST:PORT   where /metrics is served (default ":9645")
+  --web.config.file FILE           TLS and basic auth for our endpoints (exporter-toolkit format)
+  --log.level LEVEL                debug, info, warn or error (default "info")
+  --demo                           run against an embedded simulator of Upstash; no credentials needed
+  --check-config                   validate the configuration, print a redacted summary, exit 0 or 2
+  --version                        print the version and exit
+  --help                           print this help and exit
+`;
+
+const EXIT_CONFIG = 2;
+const EXIT_FATAL = 1;
+
+/** The process signals, as main.ts listens to them from its first line. */
+export interface Signals {
+  /** Settles with the first SIGTERM or SIGINT. */
+  readonly shutdown: Promise<NodeJS.Signals>;
+  /** Sets what a SIGHUP does; until then it does nothing. */
+  onHangup(reload: () => void): void;
+}
+
+/** The program: flags, configuration, the exporter, reloads and shutdown; resolves with the exit code. */
+export async function main(argv: string[], signals: Signals): Promise<number> {
+  let flags;
+  try {
+    flags = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        config: { type: 'string' },
+        'web.listen-address': { type: 'string' },
+        'web.config.file': { type: 'string' },
+        'log.level': { type: 'string' },
+        demo: { type: 'boolean' },
+        'check-config': { type: 'boolean' },
+        version: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`upstash-exporter: ${error instanceof Error ? error.message : String(error)}`);
+    console.error("Run 'upstash-exporter --help' for the flags.");
+    return EXIT_CONFIG;
+  }
+  const version = readVersion();
+  if (flags.help === true) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (flags.version === true) {
+    process.stdout.write(`upstash-exporter ${version} (node ${process.version})\n`);
+    return 0;
+  }
+
+  const env = process.env;
+  const overrides = {
+    listenAddress: flags['web.listen-address'],
+    logLevel: flags['log.level'],
+    webConfigFile: flags['web.config.file'],
+  };
+  const configFile =
+    flags.config ?? (env.UPSTASH_EXPORTER_CONFIG === '' ? undefined : env.UPSTASH_EXPORTER_CONFIG);
+  let config: Config;
+  let simulator: Simulator | undefined;
+  try {
+    if (flags.demo === true) {
+      const base = loadFlagSettings(overrides);
+      simulator = await startSimulator();
+      config = demoConfig(simulator.url, base);
+    } else {
+      config = loadConfig({ configFile, env, flags: overrides });
+    }
+    // Checked here so that a bad web config is a configuration error (exit 2), like the rest.
+    if (config.webConfigFile !== undefined) readWebFiles(config.webConfigFile);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const problem of error.problems)
+      console.error(`upstash-exporter: config: ${formatProblem(problem)}`);
+    return EXIT_CONFIG;
+  }
+  if (flags['check-config'] === true) {
+    process.stdout.write(summarizeConfig(config));
+    await simulator?.stop();
+    return 0;
+  }
+
+  const logger = createLogger(config.logLevel);
+  const app = createApp(config, { logger, version });
+  try {
+    const address = await Promise.race([app.start(), signals.shutdown]);
+    if (typeof address === 'string') {
+      logger.info({ signal: address }, 'shutting down during start-up');
+      await app.stop();
+      await simulator?.stop();
+      return 0;
+    }
+    if (simulator !== undefined) {
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      const shown = host === '[::]' || host === '0.0.0.0' ? 'localhost' : host;
+      process.stdout.write(
+        `Demo: Upstash simulator at ${simulator.url}\nDemo: metrics at http://${shown}:${address.port}/metrics\n`,
+      );
+    }
+  } catch (error) {
+    logger.fatal({ err: error }, 'cannot start');
+    // Also on stderr, for whoever reads only that (a service manager, a terminal with stdout piped).
+    console.error(
+      `upstash-exporter: cannot start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    await app.stop().catch(() => undefined);
+    await simulator?.stop();
+    return EXIT_FATAL;
+  }
+
+  // SIGHUP: re-read the configuration, secrets and web config; a configuration that does not
+  // validate is reported and the running one kept. Reloads run one after the other, and a burst of
+  // signals while one waits to run is one reload: it will read the latest files anyway.
+  let reloading = Promise.resolve();
+  let reloadQueued = false;
+  signals.onHangup(() => {
+    if (reloadQueued) return;
+    reloadQueued = true;
+    reloading = reloading
+      .then(async () => {
+        reloadQueued = false;
+        logger.info('SIGHUP: reloading the configuration');
+        let next: Config;
+        try {
+          next =
+            simulator === undefined ? loadConfig({ configFile, env: process.env, flags: overrides }) : config;
+        } catch (error) {
+          if (!(error instanceof ConfigError)) throw error;
+          logger.error(
+            { problems: error.problems.map(formatProblem) },
+            'configuration invalid; keeping the running one',
+          );
+          return;
+        }
+        await app.reload(next);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'reload failed');
+      });
+  });
+
+  const signal = await signals.shutdown;
+  logger.info({ signal }, 'shutting down');
+  await reloading;
+  await app.stop();
+  await simulator?.stop();
+  logger.info('stopped');
+  return 0;
+}
