@@ -72,8 +72,11 @@ const timeoutMs = parsedText((text) => {
 });
 
 const SIZE_UNITS = { '': 1, KiB: 1024, MiB: 1024 * 1024 } as const;
-/** Above this, one JSON body alone could take a container-sized heap. */
-const MAX_RESPONSE_SIZE = 64 * 1024 * 1024;
+/**
+ * Above this, one body of the smallest entries takes seconds of main-thread JSON work (blocking
+ * /metrics past 2 s) and hundreds of MB (test/load/large-body.test.ts measures it).
+ */
+const MAX_RESPONSE_SIZE = 16 * 1024 * 1024;
 /** A byte count: a whole number, or one with KiB or MiB (`8MiB`). */
 const byteSize = z.union([z.number(), z.string()]).transform((value, ctx): number => {
   const match = /^([1-9][0-9]*)(KiB|MiB)?$/.exec(String(value));
@@ -84,7 +87,7 @@ const byteSize = z.union([z.number(), z.string()]).transform((value, ctx): numbe
     return z.NEVER;
   }
   if (bytes < 1024 || bytes > MAX_RESPONSE_SIZE) {
-    ctx.addIssue({ code: 'custom', message: 'must be from 1KiB to 64MiB' });
+    ctx.addIssue({ code: 'custom', message: 'must be from 1KiB to 16MiB' });
     return z.NEVER;
   }
   return bytes;

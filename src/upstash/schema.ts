@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { z } from 'zod';
 
 /** A short, value-free description of why a body failed its schema: where, and what was expected. */
@@ -32,12 +33,38 @@ export function parseEntries<T extends z.ZodType>(
   entry: T,
   at: string,
   fail: (problem: string) => Error,
+  from = 0,
+  to = list.length,
 ): z.output<T>[] {
-  const out = new Array<z.output<T>>(list.length);
-  for (let index = 0; index < list.length; index++) {
+  const out = new Array<z.output<T>>(to - from);
+  for (let index = from; index < to; index++) {
     const parsed = entry.safeParse(list[index]);
     if (!parsed.success) throw fail(describeIssues(parsed.error, `${at}[${index}]`));
-    out[index] = parsed.data;
+    out[index - from] = parsed.data;
+  }
+  return out;
+}
+
+/** Entries validated between two turns of the event loop. */
+const SLICE = 10_000;
+
+/**
+ * {@link parseEntries} for a body as it arrives: in slices, giving the event loop a turn between
+ * them, so that scrapes are answered while a large list is validated (hundreds of thousands of
+ * entries take most of a second).
+ */
+export async function parseEntriesInSlices<T extends z.ZodType>(
+  list: readonly unknown[],
+  entry: T,
+  at: string,
+  fail: (problem: string) => Error,
+): Promise<z.output<T>[]> {
+  if (list.length <= SLICE) return parseEntries(list, entry, at, fail);
+  const out: z.output<T>[] = [];
+  for (let from = 0; from < list.length; from += SLICE) {
+    await setImmediate();
+    for (const parsed of parseEntries(list, entry, at, fail, from, Math.min(from + SLICE, list.length)))
+      out.push(parsed);
   }
   return out;
 }

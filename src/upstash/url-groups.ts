@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
-import { assertUnique, parseEntries } from './schema.js';
+import { assertUnique, parseEntries, parseEntriesInSlices } from './schema.js';
 
 /** One QStash URL group (a "topic" in the API). */
 export interface UrlGroup {
@@ -25,9 +25,28 @@ const group = z.object({
 
 /** Parses a URL group list body; throws on any other shape. */
 export function parseUrlGroups(json: unknown, url = 'topics'): UrlGroup[] {
-  const fail = (problem: string): Error => new InvalidResponseError('GET', url, problem);
+  const fail = failure(url);
+  return toGroups(parseEntries(groupList(json, fail), group, '', fail), fail);
+}
+
+/** GET `{url}/v2/topics`: every URL group with its endpoints. */
+export async function fetchUrlGroups(client: UpstashClient, target: Target): Promise<UrlGroup[]> {
+  const url = `${target.baseUrl}/v2/topics`;
+  const json = await client.getJson({ ...target, url });
+  const fail = failure(url);
+  return toGroups(await parseEntriesInSlices(groupList(json, fail), group, '', fail), fail);
+}
+
+function failure(url: string): (problem: string) => Error {
+  return (problem) => new InvalidResponseError('GET', url, problem);
+}
+
+function groupList(json: unknown, fail: (problem: string) => Error): unknown[] {
   if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
-  const groups = parseEntries(json, group, '', fail);
+  return json;
+}
+
+function toGroups(groups: readonly z.output<typeof group>[], fail: (problem: string) => Error): UrlGroup[] {
   assertUnique(groups, (g) => g.name, 'name', fail);
   return groups.map((g) => ({
     name: g.name,
@@ -35,11 +54,4 @@ export function parseUrlGroups(json: unknown, url = 'topics'): UrlGroup[] {
     updatedAt: g.updatedAt,
     endpointCount: g.endpoints.length,
   }));
-}
-
-/** GET `{url}/v2/topics`: every URL group with its endpoints. */
-export async function fetchUrlGroups(client: UpstashClient, target: Target): Promise<UrlGroup[]> {
-  const url = `${target.baseUrl}/v2/topics`;
-  const json = await client.getJson({ ...target, url });
-  return parseUrlGroups(json, url);
 }

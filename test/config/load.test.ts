@@ -773,15 +773,15 @@ describe('configuration that validates but cannot work (issue 13)', () => {
     ]);
   });
 
-  test('http.max_response_size takes bytes, KiB or MiB within 1KiB..64MiB; the default is 8 MiB', () => {
+  test('http.max_response_size takes bytes, KiB or MiB within 1KiB..16MiB; the default is 8 MiB', () => {
     expect(fromYaml(MINIMAL).http.maxBodyBytes).toBe(8 * 1024 * 1024);
     expect(fromYaml(`${MINIMAL}http:\n  max_response_size: 2MiB\n`).http.maxBodyBytes).toBe(2 * 1024 * 1024);
     expect(fromYaml(`${MINIMAL}http:\n  max_response_size: 4096\n`).http.maxBodyBytes).toBe(4096);
     expect(fromYaml(`${MINIMAL}http:\n  max_response_size: 512KiB\n`).http.maxBodyBytes).toBe(512 * 1024);
     for (const [value, message] of [
       ['1GiB', 'must be a size in bytes, or with KiB or MiB, like 8MiB'],
-      ['65MiB', 'must be from 1KiB to 64MiB'],
-      ['100', 'must be from 1KiB to 64MiB'],
+      ['17MiB', 'must be from 1KiB to 16MiB'],
+      ['100', 'must be from 1KiB to 16MiB'],
       ['-5', 'must be a size in bytes, or with KiB or MiB, like 8MiB'],
     ] as const) {
       const error = configError(() => fromYaml(`${MINIMAL}http:\n  max_response_size: ${value}\n`));
