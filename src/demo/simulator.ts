@@ -1,6 +1,10 @@
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { formatGoTime } from './go-time.js';
+import { between, hashString, mix, noise, round, TAU } from './noise.js';
+
+export { formatGoTime } from './go-time.js';
 
 /** QStash token the simulator accepts by default. */
 export const DEMO_QSTASH_TOKEN = 'demo-qstash-token';
@@ -120,40 +124,6 @@ export interface Simulator {
   /** Listen again on the same port after {@link Simulator.stop}, keeping all state. */
   restart(): Promise<void>;
 }
-
-// ---------------------------------------------------------------------------------------------------
-// Deterministic randomness: pure hashes, so a value depends only on (seed, identity, time bucket).
-
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return mix(h);
-}
-
-/** A number in [0, 1) determined by three integers. */
-function noise(a: number, b: number, c: number): number {
-  return mix(mix(mix(a ^ 0x9e3779b9) ^ b) + c) / 0x1_0000_0000;
-}
-
-function between(u: number, lo: number, hi: number): number {
-  return lo + u * (hi - lo);
-}
-
-function round(value: number, decimals: number): number {
-  const f = 10 ** decimals;
-  return Math.round(value * f) / f;
-}
-
-const TAU = 2 * Math.PI;
 
 // ---------------------------------------------------------------------------------------------------
 // Flow control
@@ -334,16 +304,6 @@ function databaseProfile(seed: number, databaseId: string, origin: number): Data
     dailyDollars: between(u(10), 0.1, 0.5),
     streams: DEMO_STREAMING_DATABASES.includes(databaseId),
   };
-}
-
-const pad2 = (n: number): string => String(n).padStart(2, '0');
-
-/** Format Unix milliseconds like Go's `time.Time.String()` in UTC, with the given fraction digits. */
-export function formatGoTime(ms: number, fraction = ''): string {
-  const d = new Date(ms);
-  const date = `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
-  const time = `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`;
-  return `${date} ${time}${fraction === '' ? '' : `.${fraction}`} +0000 UTC`;
 }
 
 /** Sub-second digits for a point: 0 to 9 of them, cycling across points, last digit non-zero as Go prints. */
