@@ -1,9 +1,14 @@
-import { createServer, STATUS_CODES } from 'node:http';
+import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { jsonAnswer, send } from './answer.js';
+import type { Answer } from './answer.js';
+import { applyFault, FaultTable, Timers } from './faults.js';
+import type { Fault } from './faults.js';
 import { formatGoTime } from './go-time.js';
 import { between, hashString, mix, noise, round, TAU } from './noise.js';
 
+export type { Fault } from './faults.js';
 export { formatGoTime } from './go-time.js';
 
 /** QStash token the simulator accepts by default. */
@@ -48,18 +53,6 @@ export interface UrlGroup {
   updatedAt: number;
   endpoints: { name?: string; url: string }[];
 }
-
-/** A way for a route to misbehave; `times` limits it to the next N requests of the route. */
-export type Fault = { times?: number } & (
-  | { kind: 'status'; status: number; retryAfter?: string; body?: string }
-  | { kind: 'hang' }
-  | { kind: 'delay'; ms: number }
-  | { kind: 'trickle'; bytesPerSecond?: number }
-  | { kind: 'reset' }
-  | { kind: 'body'; body: string; contentType?: string; status?: number }
-  | { kind: 'oversize'; bytes: number; chunked?: boolean }
-  | { kind: 'content-type'; contentType: string }
-);
 
 /** Options of {@link startSimulator}; every field has a demo-friendly default. */
 export interface SimulatorOptions {
@@ -403,46 +396,15 @@ function generateStats(p: DatabaseProfile, t: number, points: number): Record<st
   };
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Faults that need a body: the oversize filler keeps the route's outer shape so only the size is wrong.
-
-function oversizeBody(route: Route, bytes: number): Buffer {
-  const [head, tail] =
-    route === 'flow_control'
-      ? ['{"flowControls":[],"padding":"', '"}']
-      : route === 'url_groups'
-        ? ['[{"name":"padding","createdAt":0,"updatedAt":0,"endpoints":[],"padding":"', '"}]']
-        : ['{"connection_count":[],"padding":"', '"}'];
-  const padding = Math.max(0, bytes - head.length - tail.length);
-  const body = Buffer.alloc(head.length + padding + tail.length, 'x');
-  body.write(head, 0);
-  body.write(tail, head.length + padding);
-  return body;
-}
+// The oversize fault pads a body of the route's outer shape, so only the size is wrong.
+const OVERSIZE_FRAMES: Record<Route, readonly [head: string, tail: string]> = {
+  flow_control: ['{"flowControls":[],"padding":"', '"}'],
+  url_groups: ['[{"name":"padding","createdAt":0,"updatedAt":0,"endpoints":[],"padding":"', '"}]'],
+  redis_stats: ['{"connection_count":[],"padding":"', '"}'],
+};
 
 // ---------------------------------------------------------------------------------------------------
 // The server
-
-interface Answer {
-  status: number;
-  body: Buffer;
-  headers?: Record<string, string>;
-}
-
-const JSON_TYPE = 'application/json';
-
-function jsonAnswer(status: number, value: unknown, headers?: Record<string, string>): Answer {
-  return { status, body: Buffer.from(JSON.stringify(value)), ...(headers ? { headers } : {}) };
-}
-
-function send(res: ServerResponse, answer: Answer, contentType = JSON_TYPE): void {
-  res.writeHead(answer.status, {
-    'content-type': contentType,
-    'content-length': String(answer.body.length),
-    ...answer.headers,
-  });
-  res.end(answer.body);
-}
 
 function matchRoute(path: string): { route: Route; databaseId?: string } | undefined {
   if (path === '/v2/flowControl' || path === '/v2/flowControl/') return { route: 'flow_control' };
@@ -487,13 +449,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const growth = new Map<string, { base: number; since: number; perMinute: number }>();
   const cache = new Map<string, Buffer>();
 
-  const faults = new Map<Route, Fault>();
-  const remaining = new Map<Route, number>();
+  const faults = new FaultTable<Route>();
   const counters = new Map<Route, number>(ROUTES.map((r) => [r, 0]));
   const headers = new Map<Route, IncomingHttpHeaders>();
   const paths = new Map<Route, string>();
   const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new Timers();
   let connectionsOpened = 0;
 
   const flowControlAt = (t: number): FlowControlEntry[] => {
@@ -555,101 +516,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     };
   };
 
-  const takeFault = (route: Route): Fault | undefined => {
-    const fault = faults.get(route);
-    if (!fault) return undefined;
-    const left = remaining.get(route);
-    if (left !== undefined) {
-      if (left <= 1) {
-        faults.delete(route);
-        remaining.delete(route);
-      } else remaining.set(route, left - 1);
-    }
-    return fault;
-  };
-
-  const later = (ms: number, fn: () => void, repeat = false): NodeJS.Timeout => {
-    const timer = (repeat ? setInterval : setTimeout)(() => {
-      if (!repeat) timers.delete(timer);
-      fn();
-    }, ms);
-    timers.add(timer);
-    return timer;
-  };
-  const cancel = (timer: NodeJS.Timeout): void => {
-    clearInterval(timer);
-    timers.delete(timer);
-  };
-
-  const misbehave = (res: ServerResponse, route: Route, fault: Fault, normal: () => Answer): void => {
-    switch (fault.kind) {
-      case 'status': {
-        const body = fault.body ?? JSON.stringify({ error: STATUS_CODES[fault.status] ?? 'error' });
-        const extra: Record<string, string> =
-          fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
-        send(res, { status: fault.status, body: Buffer.from(body), headers: extra });
-        return;
-      }
-      case 'hang':
-        return;
-      case 'delay': {
-        const timer = later(fault.ms, () => {
-          if (!res.destroyed) send(res, normal());
-        });
-        res.on('close', () => {
-          cancel(timer);
-        });
-        return;
-      }
-      case 'trickle': {
-        const { status, body, headers: extra } = normal();
-        res.writeHead(status, { 'content-type': JSON_TYPE, ...extra });
-        res.flushHeaders();
-        const perTick = Math.max(1, Math.round((fault.bytesPerSecond ?? 20) / 10));
-        let offset = 0;
-        const timer = later(
-          100,
-          () => {
-            const chunk = body.subarray(offset, offset + perTick);
-            offset += chunk.length;
-            if (offset >= body.length) {
-              cancel(timer);
-              res.end(chunk);
-            } else res.write(chunk);
-          },
-          true,
-        );
-        res.on('close', () => {
-          cancel(timer);
-        });
-        return;
-      }
-      case 'reset': {
-        const { status, body, headers: extra } = normal();
-        res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': String(body.length), ...extra });
-        res.write(body.subarray(0, Math.max(1, Math.floor(body.length / 2))), () => {
-          res.destroy();
-        });
-        return;
-      }
-      case 'body':
-        send(res, { status: fault.status ?? 200, body: Buffer.from(fault.body) }, fault.contentType);
-        return;
-      case 'oversize': {
-        const body = oversizeBody(route, fault.bytes);
-        if (fault.chunked) {
-          res.writeHead(200, { 'content-type': JSON_TYPE });
-          res.write(body);
-          res.end();
-        } else send(res, { status: 200, body });
-        return;
-      }
-      case 'content-type':
-        send(res, normal(), fault.contentType);
-        return;
-    }
-  };
-
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const rawPath = req.url ?? '/';
     const match = matchRoute(rawPath.split('?', 1)[0] ?? '/');
@@ -665,9 +531,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       send(res, jsonAnswer(405, { error: 'method not allowed' }, { allow: 'GET' }));
       return;
     }
-    const fault = takeFault(route);
+    const fault = faults.take(route);
     const normal = (): Answer => answer(req, route, databaseId);
-    if (fault) misbehave(res, route, fault, normal);
+    if (fault) applyFault(res, fault, { normal, oversizeFrame: OVERSIZE_FRAMES[route], timers });
     else send(res, normal());
   };
 
@@ -696,7 +562,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const s = server;
     if (!s) return;
     server = undefined;
-    for (const timer of timers) clearInterval(timer);
     timers.clear();
     const closed = new Promise<void>((resolve) =>
       s.close(() => {
@@ -721,14 +586,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return connectionsOpened;
     },
     setFault(route, fault) {
-      for (const r of route === 'all' ? ROUTES : [route]) {
-        remaining.delete(r);
-        if (fault === null || (fault.times !== undefined && fault.times <= 0)) faults.delete(r);
-        else {
-          faults.set(r, fault);
-          if (fault.times !== undefined) remaining.set(r, fault.times);
-        }
-      }
+      for (const r of route === 'all' ? ROUTES : [route]) faults.set(r, fault);
     },
     requests: (route) => counters.get(route) ?? 0,
     lastHeaders: (route) => headers.get(route),
