@@ -1,0 +1,84 @@
+import type { Answer } from './answer.js';
+
+/** With `churn`, keys and URL groups are reshuffled once per this many clock milliseconds. */
+export const CHURN_PERIOD_MS = 30_000;
+
+/** The churn period time t falls in; members kept or added depend only on it. */
+export function churnEpoch(t: number): number {
+  return Math.floor(t / CHURN_PERIOD_MS);
+}
+
+/** What a route demands: QStash's bearer token, or the management API's basic e-mail and key. */
+export type Credential = 'bearer' | 'basic';
+
+/** Parameters a route takes from its path, already URL-decoded. */
+export type RouteParams = Readonly<Record<string, string>>;
+
+/** What every endpoint is given when a simulator starts. */
+export interface EndpointContext {
+  /** Seed of every generated value, an unsigned 32-bit integer. */
+  readonly seed: number;
+  /** The clock at start-up. */
+  readonly origin: number;
+  /** The clock; it stands still at `origin` when frozen. */
+  readonly now: () => number;
+  /** Whether bodies are kept until the data changes, so responses are byte-identical. */
+  readonly frozen: boolean;
+  /** Whether generated lists gain and lose members every {@link CHURN_PERIOD_MS}. */
+  readonly churn: boolean;
+}
+
+/** One simulated endpoint's data, and how it answers a request that passed the route's auth. */
+export interface Endpoint {
+  /** The answer to an authenticated GET of the route. */
+  answer(params: RouteParams): Answer;
+}
+
+/** Everything the server needs to know about a route. */
+export interface RouteSpec<Name extends string> {
+  /** The route's name, as `setFault`, `requests` and the benchmarks know it. */
+  readonly name: Name;
+  /** The credential the route checks before anything else but faults. */
+  readonly credential: Credential;
+  /** The path parameters if `path` (query removed) is this route's, else undefined. */
+  match(path: string): RouteParams | undefined;
+  /** Start and end of the body the oversize fault pads, so only its size is wrong, not its shape. */
+  readonly oversizeFrame: readonly [head: string, tail: string];
+}
+
+/** A simulated endpoint: its route, and how to build its data. Adding an endpoint is writing one of these. */
+export interface EndpointSpec<Name extends string, Options, E extends Endpoint> extends RouteSpec<Name> {
+  /** Builds the endpoint's data for one simulator. */
+  create(ctx: EndpointContext, options: Options): E;
+}
+
+/** Declares an endpoint, keeping its name a literal type so the route union can be derived from a table. */
+export function defineEndpoint<const Name extends string, Options, E extends Endpoint>(
+  spec: EndpointSpec<Name, Options, E>,
+): EndpointSpec<Name, Options, E> {
+  return spec;
+}
+
+/** Bodies of a frozen simulator, kept until the data changes; when not frozen, nothing is kept. */
+export class BodyCache {
+  readonly #frozen: boolean;
+  readonly #bodies = new Map<string, Buffer>();
+
+  constructor(frozen: boolean) {
+    this.#frozen = frozen;
+  }
+
+  /** The body kept under key, else `make()` serialised (and kept, when frozen). */
+  get(key: string, make: () => unknown): Buffer {
+    const hit = this.#frozen ? this.#bodies.get(key) : undefined;
+    if (hit) return hit;
+    const body = Buffer.from(JSON.stringify(make()));
+    if (this.#frozen) this.#bodies.set(key, body);
+    return body;
+  }
+
+  /** Forgets every body, because the data they were made from changed. */
+  clear(): void {
+    this.#bodies.clear();
+  }
+}

@@ -1,0 +1,212 @@
+import { jsonAnswer } from './answer.js';
+import type { Answer } from './answer.js';
+import { BodyCache, defineEndpoint } from './endpoint.js';
+import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
+import { formatGoTime } from './go-time.js';
+import { between, hashString, mix, noise, round, TAU } from './noise.js';
+
+/** Database IDs the simulator serves statistics for by default. */
+export const DEMO_DATABASES: readonly string[] = ['db-demo-cache', 'db-demo-sessions', 'db-demo-events'];
+/** Databases whose produce/consume series carry values; every other one has them null, as most do. */
+export const DEMO_STREAMING_DATABASES: readonly string[] = ['db-demo-events'];
+/** Spacing of the points of the ten-second stats series. */
+export const STATS_STEP_MS = 10_000;
+
+/** Options of the simulated `GET /v2/redis/stats/{id}`. */
+export interface RedisStatsOptions {
+  /** Database IDs that exist; default {@link DEMO_DATABASES}. */
+  databases?: readonly string[];
+  /** Points per ten-second stats series; default 60, like the real API. */
+  pointsPerSeries?: number;
+}
+
+interface DatabaseProfile {
+  id: number;
+  origin: number;
+  connections: number;
+  keys: number;
+  keysPerHour: number;
+  ops: number;
+  readFraction: number;
+  hitRatio: number;
+  latencyMs: number;
+  bytesPerKey: number;
+  bytesPerRequest: number;
+  dailyDollars: number;
+  /** Whether the produce/consume series carry values (null for most databases). */
+  streams: boolean;
+}
+
+function databaseProfile(seed: number, databaseId: string, origin: number): DatabaseProfile {
+  const id = mix(seed ^ hashString(databaseId));
+  const u = (salt: number): number => noise(id, 0x0db, salt);
+  return {
+    id,
+    origin,
+    connections: Math.round(between(u(1), 2, 40)),
+    keys: Math.round(between(u(2), 5_000, 400_000)),
+    keysPerHour: between(u(3), 720, 7_200),
+    ops: between(u(4), 5, 150),
+    readFraction: between(u(5), 0.6, 0.9),
+    hitRatio: between(u(6), 0.9, 0.99),
+    latencyMs: between(u(7), 0.2, 1.2),
+    bytesPerKey: between(u(8), 80, 600),
+    bytesPerRequest: between(u(9), 200, 800),
+    dailyDollars: between(u(10), 0.1, 0.5),
+    streams: DEMO_STREAMING_DATABASES.includes(databaseId),
+  };
+}
+
+/** Sub-second digits for a point: 0 to 9 of them, cycling across points, last digit non-zero as Go prints. */
+function fractionFor(id: number, bucket: number): string {
+  const digits = bucket % 10;
+  if (digits === 0) return '';
+  const raw = String(Math.floor(noise(id, bucket, 0xf4) * 1e9))
+    .padStart(9, '0')
+    .slice(0, digits);
+  return raw.slice(0, -1) + String(1 + (Number(raw.at(-1)) % 9));
+}
+
+interface Point {
+  x: string;
+  y: number | null;
+}
+
+const DAY_MS = 86_400_000;
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/**
+ * Stats body of a database at time t. Two quirks of the real API are kept on purpose: the newest
+ * `keyspace` point is first in its array, and the newest `throughput` point has `"y": null`.
+ */
+function generateStats(p: DatabaseProfile, t: number, points: number): Record<string, unknown> {
+  const newestBucket = Math.floor((t - 1000) / STATS_STEP_MS);
+  const buckets = Array.from({ length: points }, (_, k) => newestBucket - (points - 1 - k));
+  const xs = buckets.map((b) => formatGoTime(b * STATS_STEP_MS, fractionFor(p.id, b)));
+  const series = (salt: number, f: (tk: number, u: number) => number): Point[] =>
+    buckets.map((b, k) => ({ x: xs[k] ?? '', y: f(b * STATS_STEP_MS, noise(p.id, b, salt)) }));
+  const wave = (tk: number, minutes: number): number =>
+    Math.sin((TAU * tk) / (minutes * 60_000) + (p.id % 97));
+
+  const throughputAt = (tk: number, u: number): number => p.ops * (1 + 0.35 * wave(tk, 23) + 0.2 * (u - 0.5));
+  const keysAt = (tk: number): number =>
+    Math.max(0, Math.round(p.keys + (p.keysPerHour * (tk - p.origin)) / 3_600_000));
+  const latencyAt = (tk: number, u: number): number =>
+    p.latencyMs * (1 + 0.3 * wave(tk, 31) + 0.2 * (u - 0.5));
+  const p99 = (mean: number): number => round(Math.min(8, Math.max(1, mean * 4.5)), 3);
+
+  const keyspace = series(2, (tk) => keysAt(tk));
+  const newestKey = keyspace.pop();
+  if (newestKey) keyspace.unshift(newestKey);
+  const throughput = series(3, (tk, u) => round(throughputAt(tk, u), 2));
+  const newestThroughput = throughput.at(-1);
+  if (newestThroughput) newestThroughput.y = null;
+
+  const today = Math.floor(t / DAY_MS);
+  const dayNumbers = Array.from({ length: 7 }, (_, k) => today - 6 + k);
+  const daily = (salt: number, f: (u: number) => number): Point[] =>
+    dayNumbers.map((d) => ({ x: formatGoTime(d * DAY_MS), y: f(noise(p.id, d, salt)) }));
+  const requestsOn = (u: number): number => Math.round(p.ops * 86_400 * (0.7 + 0.6 * u));
+  const dailyrequests = daily(20, requestsOn);
+  const bandwidths = daily(20, (u) => Math.round(requestsOn(u) * p.bytesPerRequest));
+  const dayOfMonth = new Date(t).getUTCDate();
+  const monthlyRequests = Math.round(p.ops * 86_400 * dayOfMonth);
+  const monthlyReads = Math.round(monthlyRequests * p.readFraction);
+
+  return {
+    connection_count: series(1, (tk, u) => Math.round(p.connections * (1 + 0.3 * wave(tk, 17)) + 3 * u)),
+    keyspace,
+    throughput,
+    produce_throughput: p.streams ? series(40, (tk, u) => round(throughputAt(tk, u) * 0.1 * u, 2)) : null,
+    consume_throughput: p.streams ? series(41, (tk, u) => round(throughputAt(tk, u) * 0.1 * u, 2)) : null,
+    diskusage: series(4, (tk) => Math.round(keysAt(tk) * p.bytesPerKey)),
+    latencymean: series(5, (tk, u) => round(latencyAt(tk, u), 3)),
+    read_latency_mean: series(5, (tk, u) => round(latencyAt(tk, u) * 0.85, 3)),
+    read_latency_99: series(5, (tk, u) => p99(latencyAt(tk, u) * 0.85)),
+    write_latency_mean: series(5, (tk, u) => round(latencyAt(tk, u) * 1.25, 3)),
+    write_latency_99: series(5, (tk, u) => p99(latencyAt(tk, u) * 1.25)),
+    hits: series(3, (tk, u) => round(throughputAt(tk, u) * p.readFraction * p.hitRatio, 2)),
+    misses: series(3, (tk, u) => round(throughputAt(tk, u) * p.readFraction * (1 - p.hitRatio), 2)),
+    read: series(3, (tk, u) => round(throughputAt(tk, u) * p.readFraction, 2)),
+    write: series(3, (tk, u) => round(throughputAt(tk, u) * (1 - p.readFraction), 2)),
+    dailyrequests,
+    dailybilling: daily(21, (u) => round(p.dailyDollars * (0.7 + 0.6 * u), 4)),
+    bandwidths,
+    dailyproduce: p.streams ? daily(42, (u) => Math.round(requestsOn(u) * 0.05)) : null,
+    dailyconsume: p.streams ? daily(43, (u) => Math.round(requestsOn(u) * 0.05)) : null,
+    days: dayNumbers.map((d) => WEEKDAYS[(d + 4) % 7] ?? ''),
+    dailybandwidth: bandwidths.at(-1)?.y ?? 0,
+    total_monthly_requests: monthlyRequests,
+    total_monthly_read_requests: monthlyReads,
+    total_monthly_write_requests: monthlyRequests - monthlyReads,
+    total_monthly_storage: Math.round(keysAt(t) * p.bytesPerKey),
+    total_monthly_billing: round(p.dailyDollars * dayOfMonth, 4),
+    total_monthly_produce: 0,
+    total_monthly_consume: 0,
+    total_monthly_bandwidth: Math.round(monthlyRequests * p.bytesPerRequest),
+    command_counts: ['GET', 'SET', 'EXPIRE'].map((command, c) => ({
+      metric_identifier: command,
+      data_points: series(30 + c, (tk, u) => Math.round(throughputAt(tk, u) * (0.5 / (c + 1)) * 10)).slice(
+        -3,
+      ),
+    })),
+    monitor_count: 0,
+  };
+}
+
+/** Statistics of the databases that exist; each database's profile is made on first request. */
+export class RedisStats implements Endpoint {
+  readonly #ctx: EndpointContext;
+  readonly #points: number;
+  readonly #profiles = new Map<string, DatabaseProfile>();
+  readonly #bodies: BodyCache;
+  #databases: ReadonlySet<string>;
+
+  constructor(ctx: EndpointContext, options: RedisStatsOptions) {
+    this.#ctx = ctx;
+    this.#points = Math.max(1, options.pointsPerSeries ?? 60);
+    this.#databases = new Set(options.databases ?? DEMO_DATABASES);
+    this.#bodies = new BodyCache(ctx.frozen);
+  }
+
+  /** Replace the set of database IDs that exist (others answer 404). */
+  setDatabases(ids: readonly string[]): void {
+    this.#databases = new Set(ids);
+    this.#bodies.clear();
+  }
+
+  /** The database's statistics now, or 404 for a database that does not exist. */
+  answer(params: RouteParams): Answer {
+    const { databaseId } = params;
+    if (databaseId === undefined || !this.#databases.has(databaseId)) {
+      return jsonAnswer(404, { error: 'database not found' });
+    }
+    const body = this.#bodies.get(databaseId, () => {
+      let profile = this.#profiles.get(databaseId);
+      if (!profile) {
+        profile = databaseProfile(this.#ctx.seed, databaseId, this.#ctx.origin);
+        this.#profiles.set(databaseId, profile);
+      }
+      return generateStats(profile, this.#ctx.now(), this.#points);
+    });
+    return { status: 200, body };
+  }
+}
+
+/** Management API `GET /v2/redis/stats/{id}`, the ID URL-encoded, with or without the trailing slash. */
+export const redisStatsEndpoint = defineEndpoint({
+  name: 'redis_stats',
+  credential: 'basic',
+  match: (path) => {
+    const stats = /^\/v2\/redis\/stats\/([^/]+)\/?$/.exec(path);
+    if (stats?.[1] === undefined) return undefined;
+    try {
+      return { databaseId: decodeURIComponent(stats[1]) };
+    } catch {
+      // A malformed escape names no database; the path then matches no route and answers 404.
+      return undefined;
+    }
+  },
+  oversizeFrame: ['{"connection_count":[],"padding":"', '"}'],
+  create: (ctx, options: RedisStatsOptions) => new RedisStats(ctx, options),
+});

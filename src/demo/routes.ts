@@ -1,0 +1,15 @@
+import { flowControlEndpoint } from './flow-control.js';
+import { redisStatsEndpoint } from './redis-stats.js';
+import { urlGroupsEndpoint } from './url-groups.js';
+
+/** Every simulated endpoint, in the order paths are matched. Adding an endpoint: its module and a line here. */
+export const ENDPOINTS = [flowControlEndpoint, urlGroupsEndpoint, redisStatsEndpoint] as const;
+
+/** The Upstash operations the simulator serves. */
+export type Route = (typeof ENDPOINTS)[number]['name'];
+
+/** Every route, in a fixed order. */
+export const ROUTES: readonly Route[] = ENDPOINTS.map((e) => e.name);
+
+/** Each route's endpoint instance by route name, typed, so the simulator can reach its controls. */
+export type Endpoints = { [E in (typeof ENDPOINTS)[number] as E['name']]: ReturnType<E['create']> };
