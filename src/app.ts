@@ -13,7 +13,7 @@ import { createMetricsCache } from './server/scrape-cache.js';
 import { createWebServer } from './server/web-server.js';
 import { WebSettings } from './server/web-settings.js';
 import { DATA_METRICS } from './sources/kinds.js';
-import { entryUnits, type SourceEntry } from './sources/units.js';
+import { entryUnits, type SourceEntry, type UnitDeps } from './sources/units.js';
 import { UpstashClient } from './upstash/client.js';
 
 /** What the composition root needs besides the configuration. */
@@ -43,8 +43,9 @@ export function createApp(config: Config, options: AppOptions): App {
   const series = new DataSeries(DATA_METRICS);
   let running = config;
   let client = createClient(config, version, metrics);
+  const discovered: UnitDeps['onDiscovered'] = (key, family, units) => poller.syncUnits(key, family, units);
   // One poller for the life of the process: a reload reconfigures it, so no unit loses its state.
-  const poller = new Poller({ groups: pollGroups(config, client), series, metrics, logger });
+  const poller = new Poller({ groups: pollGroups(config, client, discovered), series, metrics, logger });
   let web: WebSettings | undefined;
   // Units a reload adds start `pending`; the exporter stays ready meanwhile.
   let wasReady = false;
@@ -76,7 +77,7 @@ export function createApp(config: Config, options: AppOptions): App {
     // New HTTP settings take a new client; polls in flight finish on the old one, then it closes.
     const previous = client;
     if (!sameHttp(running.http, next.http)) client = createClient(next, version, metrics);
-    await poller.reconfigure(pollGroups(next, client));
+    await poller.reconfigure(pollGroups(next, client, discovered));
     if (previous !== client) void poller.settled().then(async () => previous.close());
     running = { ...next, listenAddress: running.listenAddress, webConfigFile: running.webConfigFile };
     logger.info({ sources: poller.unitIds.length }, 'configuration reloaded');
@@ -130,13 +131,20 @@ function sameHttp(a: Config['http'], b: Config['http']): boolean {
   return (Object.keys(a) as (keyof Config['http'])[]).every((key) => a[key] === b[key]);
 }
 
-/** One poll group per config entry: its schedule and the units of its sources. */
-function pollGroups(config: Config, client: UpstashClient): PollGroup[] {
-  return sourceEntries(config).map(({ key, schedule, entry }) => ({
-    key,
+/**
+ * One poll group per config entry: its schedule and the units of its sources. A listing source's
+ * news reaches the poller through `discovered` (units of a family join and leave together).
+ */
+function pollGroups(
+  config: Config,
+  client: UpstashClient,
+  discovered: UnitDeps['onDiscovered'],
+): PollGroup[] {
+  return sourceEntries(config).map(({ schedule, entry }) => ({
+    key: entry.key,
     cron: schedule.cron,
     intervalMs: schedule.intervalMs,
-    units: entryUnits(entry, { client, limits: config.limits }),
+    units: entryUnits(entry, { client, limits: config.limits, onDiscovered: discovered }),
   }));
 }
 
@@ -144,29 +152,29 @@ function pollGroups(config: Config, client: UpstashClient): PollGroup[] {
 function sourceEntries(config: Config) {
   return [
     ...config.qstash.map((account) => ({
-      key: `qstash/${account.name}`,
       schedule: account.schedule,
       entry: {
+        key: `qstash/${account.name}`,
         account: {
           name: account.name,
           baseUrl: account.url,
           credentials: { api: 'qstash', token: account.token },
         },
         sources: account.sources,
-        units: { database: [] },
+        units: { database: [], qstash_instance: [] },
       } satisfies SourceEntry,
     })),
     ...config.management.map((account) => ({
-      key: `management/${account.name}`,
       schedule: account.schedule,
       entry: {
+        key: `management/${account.name}`,
         account: {
           name: account.name,
           baseUrl: account.url,
           credentials: { api: 'management', email: account.email, apiKey: account.apiKey },
         },
         sources: ['redis_stats'],
-        units: { database: account.databases },
+        units: { database: account.databases, qstash_instance: [] },
       } satisfies SourceEntry,
     })),
   ];

@@ -14,12 +14,28 @@ export interface PollContext {
   readonly deadline: number;
 }
 
+/** What one poll of a unit brought. */
+export interface PollResult {
+  readonly samples: readonly Sample[];
+  /**
+   * Upstream fields skipped alone because their value had the wrong type (the rest of the unit
+   * still exports): counted per field, and logged once until the field comes right.
+   */
+  readonly rejectedFields?: readonly string[];
+}
+
 /** One thing polled on its own: a source of an account, or one database's stats. */
 export interface PollUnit {
   /** Unique and stable (`<source>/<account>/<id>`): orders the exposition and keys the state. */
   readonly id: string;
   readonly labels: SourceLabels;
-  poll(context: PollContext): Promise<Sample[]>;
+  /**
+   * Units of one per-unit source of one account (the stats of each database) share a family: they
+   * are polled at evenly spaced offsets within the interval, not all at the tick, and discovery
+   * replaces them together ({@link Poller.syncUnits}).
+   */
+  readonly family?: string;
+  poll(context: PollContext): Promise<PollResult>;
 }
 
 /** Units that share a schedule (one config entry); more may join and leave at run time. */
@@ -68,6 +84,10 @@ interface UnitState {
   /** Retry-After: no poll before this Unix ms. */
   notBefore: number;
   staleTimer: NodeJS.Timeout | undefined;
+  /** A spread tick waiting for its offset within the interval. */
+  spreadTimer: NodeJS.Timeout | undefined;
+  /** Fields rejected by the last poll: logged when they first go wrong, not at every poll. */
+  rejected: ReadonlySet<string>;
   removed: boolean;
 }
 
@@ -161,7 +181,10 @@ export class Poller {
     for (const group of this.#groups.values()) await group.task?.destroy();
     for (const state of this.#units.values()) state.abort.abort();
     for (const state of this.#units.values()) await state.running;
-    for (const state of this.#units.values()) clearTimeout(state.staleTimer);
+    for (const state of this.#units.values()) {
+      clearTimeout(state.staleTimer);
+      clearTimeout(state.spreadTimer);
+    }
   }
 
   /**
@@ -174,6 +197,19 @@ export class Poller {
     if (this.#started) this.#tick(state);
   }
 
+  /**
+   * Makes `units` the whole `family` of a group (discovery): members not among them are removed,
+   * new ones added and polled at once, the others keep their state.
+   */
+  syncUnits(groupKey: string, family: string, units: readonly PollUnit[]): void {
+    const wanted = new Set(units.map((unit) => unit.id));
+    for (const state of [...this.#units.values()]) {
+      if (state.unit.family === family && state.group.group.key === groupKey && !wanted.has(state.unit.id))
+        this.removeUnit(state.unit.id);
+    }
+    for (const unit of units) this.addUnit(groupKey, unit);
+  }
+
   /** Removes a unit at run time: its poll in flight is abandoned, its series and health series go. */
   removeUnit(id: string): void {
     const state = this.#units.get(id);
@@ -181,6 +217,7 @@ export class Poller {
     state.removed = true;
     state.abort.abort();
     clearTimeout(state.staleTimer);
+    clearTimeout(state.spreadTimer);
     this.#units.delete(id);
     this.#options.series.drop(id);
     this.#options.metrics.forgetSource(state.unit.labels);
@@ -223,6 +260,8 @@ export class Poller {
       lastSuccessAt: undefined,
       notBefore: 0,
       staleTimer: undefined,
+      spreadTimer: undefined,
+      rejected: new Set(),
       removed: false,
     };
     this.#units.set(unit.id, state);
@@ -235,7 +274,11 @@ export class Poller {
     const task = cron.schedule(
       state.group.cron,
       () => {
-        for (const unit of members()) this.#tick(unit);
+        const now = this.#now();
+        for (const [unit, offset] of this.#offsets(members())) {
+          if (offset === 0) this.#tick(unit);
+          else this.#tickLater(unit, offset, now);
+        }
       },
       {
         logger: {
@@ -254,12 +297,47 @@ export class Poller {
     state.task = task;
   }
 
+  /**
+   * Each unit's offset from the tick: 0 for account-wide units; the members of a family spread
+   * evenly over the interval (in id order, so a unit keeps its slot while the family is unchanged),
+   * so a rate-limited API never sees them all at once.
+   */
+  #offsets(units: readonly UnitState[]): Map<UnitState, number> {
+    const families = new Map<string, UnitState[]>();
+    const offsets = new Map<UnitState, number>();
+    for (const unit of units) {
+      const family = unit.unit.family;
+      if (family === undefined) offsets.set(unit, 0);
+      else families.set(family, [...(families.get(family) ?? []), unit]);
+    }
+    for (const members of families.values()) {
+      members.sort((a, b) => (a.unit.id < b.unit.id ? -1 : a.unit.id > b.unit.id ? 1 : 0));
+      members.forEach((unit, index) => {
+        offsets.set(unit, Math.floor((index * unit.group.group.intervalMs) / members.length));
+      });
+    }
+    return offsets;
+  }
+
+  /** A tick `offset` ms after the group's tick at `tickAt`; its deadline moves by as much. */
+  #tickLater(state: UnitState, offset: number, tickAt: number): void {
+    clearTimeout(state.spreadTimer);
+    const nextTick = this.#deadline(state);
+    state.spreadTimer = setTimeout(
+      () => {
+        state.spreadTimer = undefined;
+        this.#tick(state, nextTick + offset);
+      },
+      Math.max(0, tickAt + offset - this.#now()),
+    );
+  }
+
   /** Unix ms of the group's next tick: a poll should be over by then, retries and waits included. */
   #deadline(state: UnitState): number {
     return state.group.task?.getNextRun()?.getTime() ?? this.#now() + state.group.group.intervalMs;
   }
 
-  #tick(state: UnitState): void {
+  #tick(state: UnitState, deadline = this.#deadline(state)): void {
     if (this.#stopped || state.removed) return;
     if (state.running !== undefined) {
       this.#skip(state, 'still_running');
@@ -269,7 +347,7 @@ export class Poller {
       this.#skip(state, 'retry_after');
       return;
     }
-    state.running = this.#poll(state, this.#deadline(state)).finally(() => {
+    state.running = this.#poll(state, deadline).finally(() => {
       state.running = undefined;
     });
   }
@@ -296,10 +374,11 @@ export class Poller {
     try {
       const polled = await unit.poll({ signal: state.abort.signal, deadline });
       if (state.removed) return;
-      const { samples, truncated } = limitSampleLabels(polled);
+      const { samples, truncated } = limitSampleLabels(polled.samples);
       const finished = this.#now();
       series.replace(unit.id, samples);
       metrics.labelValuesTruncated(labels, truncated);
+      this.#reportRejected(state, polled.rejectedFields ?? []);
       metrics.pollSucceeded(labels, elapsed(), finished / 1000);
       state.outcome = 'ok';
       state.lastSuccessAt = finished;
@@ -324,6 +403,25 @@ export class Poller {
         logger.error({ ...labels, reason, duration: elapsed(), err: error }, 'poll failed unexpectedly');
       }
     }
+  }
+
+  /** Counts every rejected field, and logs it when it goes wrong and when it comes right again. */
+  #reportRejected(state: UnitState, fields: readonly string[]): void {
+    const { metrics, logger } = this.#options;
+    const now = new Set(fields);
+    for (const field of now) {
+      metrics.fieldRejected(state.unit.labels, field);
+      if (!state.rejected.has(field)) {
+        logger.warn(
+          { ...state.unit.labels, field },
+          'field rejected: wrong type upstream, skipped alone (the API may have changed)',
+        );
+      }
+    }
+    for (const field of state.rejected) {
+      if (!now.has(field)) logger.info({ ...state.unit.labels, field }, 'field accepted again');
+    }
+    state.rejected = now;
   }
 
   /** Drops the unit's series when no success comes within the staleness window. */

@@ -3,7 +3,7 @@ import { MAX_LABEL_VALUE_LENGTH } from '../metrics/label-limit.js';
 import { UPSTASH_FAILURE_REASONS } from '../upstash/errors.js';
 
 /** The labels of every health series: which unit of which source of which account. */
-export const SOURCE_LABELS = ['source', 'account', 'database_id'] as const;
+export const SOURCE_LABELS = ['source', 'account', 'database_id', 'qstash_id'] as const;
 
 /** Which polled unit a health metric speaks of; a unit label that does not apply is empty. */
 export type SourceLabels = Readonly<Record<(typeof SOURCE_LABELS)[number], string>>;
@@ -31,6 +31,8 @@ export interface SelfMetrics {
   pollFailed(labels: SourceLabels, reason: FailureReason, durationSeconds: number): void;
   pollSkipped(labels: SourceLabels): void;
   apiRequest(api: string, code: string): void;
+  /** Counts one upstream field skipped alone for its wrong type. */
+  fieldRejected(labels: SourceLabels, field: string): void;
   /** Counts label values of the source's latest poll that were cut to the length cap. */
   labelValuesTruncated(labels: SourceLabels, count: number): void;
   /** Removes every health series of a source that is no longer configured. */
@@ -97,6 +99,17 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
     registers,
   });
 
+  const rejected = new Counter({
+    name: 'upstash_exporter_fields_rejected_total',
+    help: "Upstream fields skipped alone because their value had the wrong type, by field (Upstash's name); the rest of the source still exports (count).",
+    labelNames: [...SOURCE_LABELS, 'field'],
+    registers,
+  });
+  // The fields each source has had rejected, so that forgetting the source can remove them all.
+  const rejectedFields = new Map<string, Set<string>>();
+  const sourceKey = (labels: SourceLabels): string =>
+    SOURCE_LABELS.map((name) => labels[name]).join('\u0000');
+
   collectDefaultMetrics({ register: registry });
   for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);
 
@@ -136,6 +149,12 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
       version++;
       requests.inc({ api, code });
     },
+    fieldRejected(labels, field) {
+      version++;
+      rejected.inc({ ...labels, field });
+      const key = sourceKey(labels);
+      rejectedFields.set(key, (rejectedFields.get(key) ?? new Set()).add(field));
+    },
     labelValuesTruncated(labels, count) {
       if (count === 0) return;
       version++;
@@ -146,6 +165,8 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
       for (const metric of [up, lastSuccess, duration, polls, skipped, truncated])
         metric.remove({ ...labels });
       for (const reason of FAILURE_REASONS) failures.remove({ ...labels, reason });
+      for (const field of rejectedFields.get(sourceKey(labels)) ?? []) rejected.remove({ ...labels, field });
+      rejectedFields.delete(sourceKey(labels));
     },
   };
 }

@@ -1,6 +1,11 @@
 /** A row of the landing page's source table. */
 export interface SourceRow {
-  readonly labels: { readonly source: string; readonly account: string; readonly database_id: string };
+  readonly labels: {
+    readonly source: string;
+    readonly account: string;
+    readonly database_id: string;
+    readonly qstash_id: string;
+  };
   readonly outcome: string;
   readonly lastPollAt: number | undefined;
   readonly lastSuccessAt: number | undefined;
@@ -16,6 +21,7 @@ export function landingPage(version: string, sources: readonly SourceRow[]): str
         s.labels.source,
         s.labels.account,
         s.labels.database_id,
+        s.labels.qstash_id,
         outcome,
         time(s.lastPollAt),
         time(s.lastSuccessAt),
@@ -38,7 +44,7 @@ export function landingPage(version: string, sources: readonly SourceRow[]): str
 </ul>
 <h2>Sources</h2>
 <table>
-<tr><th>source</th><th>account</th><th>database_id</th><th>last outcome</th><th>last poll</th><th>last success</th></tr>
+<tr><th>source</th><th>account</th><th>database_id</th><th>qstash_id</th><th>last outcome</th><th>last poll</th><th>last success</th></tr>
 ${rows}
 </table>
 </body>

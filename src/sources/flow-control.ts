@@ -53,6 +53,6 @@ export const flowControl: SourceKind<'flow_control'> = {
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {
     const keys = await fetchFlowControl(client, { ...account, signal, deadline });
-    return flowControlSamples(account.name, keys, limits.maxFlowControlKeys);
+    return { samples: flowControlSamples(account.name, keys, limits.maxFlowControlKeys) };
   },
 };

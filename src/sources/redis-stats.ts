@@ -143,6 +143,6 @@ export const redisStats: SourceKind<'redis_stats'> = {
   metrics: [...Object.values(STATS_METRICS), STATS_SAMPLE_TIMESTAMP],
   async poll({ client, account, unit, signal, deadline }) {
     const stats = await fetchRedisStats(client, { ...account, databaseId: unit, signal, deadline });
-    return redisStatsSamples(account.name, unit, stats);
+    return { samples: redisStatsSamples(account.name, unit, stats) };
   },
 };

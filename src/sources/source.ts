@@ -32,13 +32,26 @@ export interface PollRequest {
 
 /**
  * What one unit of a source is, and which health label names it: a source is polled once per
- * account, or once per database of the account.
+ * account, once per database of the account, or once per QStash instance of the account.
  */
 export const UNIT_KINDS = {
   account: undefined,
   database: 'database_id',
+  qstash_instance: 'qstash_id',
 } as const;
 export type UnitKind = keyof typeof UNIT_KINDS;
+
+/** What one poll of a source brought. */
+export interface SourceResult {
+  readonly samples: Sample[];
+  /** Upstream fields skipped alone for their wrong type (stats tolerance); Upstash's names. */
+  readonly rejectedFields?: readonly string[];
+  /**
+   * A listing's news (`databases`, `qstash_users`): the IDs the account has now, for the sources
+   * polled per such unit. Only a successful listing says it; while it fails, the last set stays.
+   */
+  readonly discovered?: { readonly unit: Exclude<UnitKind, 'account'>; readonly ids: readonly string[] };
+}
 
 /**
  * One Upstash source: what it polls (an endpoint module of src/upstash), per which unit, and how the
@@ -52,7 +65,7 @@ export interface SourceKind<Name extends string = string> {
   readonly per: UnitKind;
   /** Every family it may fill, in exposition order. */
   readonly metrics: readonly DataMetric[];
-  poll(request: PollRequest): Promise<Sample[]>;
+  poll(request: PollRequest): Promise<SourceResult>;
 }
 
 /** The `# HELP` phrase of QStash data series: when they were read. */

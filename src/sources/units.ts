@@ -1,4 +1,3 @@
-import type { Sample } from '../metrics/sample.js';
 import type { UpstashClient } from '../upstash/client.js';
 import { sourceKind, type SourceName } from './kinds.js';
 import {
@@ -6,15 +5,24 @@ import {
   type SourceAccount,
   type SourceKind,
   type SourceLimits,
+  type SourceResult,
   type UnitKind,
 } from './source.js';
 
+/** The unit kinds polled per ID (not once per account). */
+export type PerIdUnit = Exclude<UnitKind, 'account'>;
+
 /** One config entry as the sources see it: an account, the sources it enables, and their units. */
 export interface SourceEntry {
+  /** Unique among the entries: the poll group of its units. */
+  readonly key: string;
   readonly account: SourceAccount;
   readonly sources: readonly SourceName[];
-  /** The IDs of the entry's per-unit sources, by unit kind (the configured database IDs). */
-  readonly units: Readonly<Record<Exclude<UnitKind, 'account'>, readonly string[]>>;
+  /**
+   * The IDs of the entry's per-ID sources, by unit kind: a configured list, or `discovered` when a
+   * listing source of the entry says which there are (they join and leave as it polls).
+   */
+  readonly units: Readonly<Record<PerIdUnit, readonly string[] | 'discovered'>>;
 }
 
 /** The labels of a unit's health series; a unit label that does not apply is empty. */
@@ -22,36 +30,58 @@ export type UnitLabels = { readonly source: string; readonly account: string } &
   Record<NonNullable<(typeof UNIT_KINDS)[UnitKind]>, string>
 >;
 
-/** One polled unit: a source of an account, or a source of one database of it. */
+/** One polled unit: a source of an account, or a source of one database (or instance) of it. */
 export interface SourceUnit {
   /** `<source>/<account>/<id>`, the id empty for account-wide sources: stable and unique. */
   readonly id: string;
   readonly labels: UnitLabels;
-  poll(context: { readonly signal: AbortSignal; readonly deadline: number }): Promise<Sample[]>;
+  /** For per-ID units, `<source>/<account>`: spread over the interval, replaced together. */
+  readonly family?: string;
+  poll(context: { readonly signal: AbortSignal; readonly deadline: number }): Promise<SourceResult>;
 }
 
 /** What every unit's poll shares. */
 export interface UnitDeps {
   readonly client: UpstashClient;
   readonly limits: SourceLimits;
+  /** A listing learnt an entry's IDs: `units` are now the whole family `family` of group `key`. */
+  readonly onDiscovered: (key: string, family: string, units: readonly SourceUnit[]) => void;
 }
 
-/** Every unit an entry's sources poll, in the order of its `sources`, then of its IDs. */
+/** The units an entry polls from the start: account-wide sources, and per-ID sources with listed IDs. */
 export function entryUnits(entry: SourceEntry, deps: UnitDeps): SourceUnit[] {
   return entry.sources.flatMap((name) => {
     const kind = sourceKind(name);
-    const ids = kind.per === 'account' ? [''] : entry.units[kind.per];
-    return ids.map((id) => sourceUnit(kind, entry.account, id, deps));
+    if (kind.per === 'account') return [sourceUnit(entry, kind, '', deps)];
+    const ids = entry.units[kind.per];
+    return ids === 'discovered' ? [] : ids.map((id) => sourceUnit(entry, kind, id, deps));
   });
 }
 
-/** The unit of `kind` for `id` (a database ID, or '' for an account-wide source). */
-export function sourceUnit(kind: SourceKind, account: SourceAccount, id: string, deps: UnitDeps): SourceUnit {
+/** The unit of `kind` for `id` (a database or instance ID, or '' for an account-wide source). */
+function sourceUnit(entry: SourceEntry, kind: SourceKind, id: string, deps: UnitDeps): SourceUnit {
+  const { account } = entry;
   const unitLabel = UNIT_KINDS[kind.per];
-  const labels: UnitLabels = { source: kind.name, account: account.name, database_id: '' };
+  const labels: UnitLabels = { source: kind.name, account: account.name, database_id: '', qstash_id: '' };
   return {
     id: `${kind.name}/${account.name}/${id}`,
     labels: unitLabel === undefined ? labels : { ...labels, [unitLabel]: id },
-    poll: async ({ signal, deadline }) => kind.poll({ ...deps, account, unit: id, signal, deadline }),
+    ...(kind.per !== 'account' && { family: `${kind.name}/${account.name}` }),
+    poll: async ({ signal, deadline }) => {
+      const result = await kind.poll({ ...deps, account, unit: id, signal, deadline });
+      if (result.discovered !== undefined) discovered(entry, result.discovered, deps);
+      return result;
+    },
   };
+}
+
+/** Hands a listing's IDs to every per-ID source of the entry that waits for them. */
+function discovered(entry: SourceEntry, news: NonNullable<SourceResult['discovered']>, deps: UnitDeps): void {
+  if (entry.units[news.unit] !== 'discovered') return;
+  for (const name of entry.sources) {
+    const kind = sourceKind(name);
+    if (kind.per !== news.unit) continue;
+    const units = news.ids.map((id) => sourceUnit(entry, kind, id, deps));
+    deps.onDiscovered(entry.key, `${kind.name}/${entry.account.name}`, units);
+  }
 }

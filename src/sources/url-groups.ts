@@ -62,6 +62,6 @@ export const urlGroups: SourceKind<'url_groups'> = {
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {
     const groups = await fetchUrlGroups(client, { ...account, signal, deadline });
-    return urlGroupSamples(account.name, groups, limits.maxUrlGroups);
+    return { samples: urlGroupSamples(account.name, groups, limits.maxUrlGroups) };
   },
 };

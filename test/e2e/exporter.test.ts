@@ -116,7 +116,7 @@ management:
     expect(body.endsWith('# EOF\n')).toBe(true);
     expect(body).toContain('# TYPE upstash_exporter_polls counter\n');
     expect(body).toMatch(
-      /^upstash_exporter_polls_total\{source="flow_control",account="eu",database_id=""\} 1$/m,
+      /^upstash_exporter_polls_total\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m,
     );
   });
 

@@ -31,11 +31,11 @@ interface SourceCase {
 
 const SOURCES: readonly SourceCase[] = [
   {
-    labels: { source: 'flow_control', account: 'eu', database_id: '' },
+    labels: { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' },
     data: { name: 'upstash_qstash_flow_control_keys', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'url_groups', account: 'eu', database_id: '' },
+    labels: { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' },
     data: { name: 'upstash_qstash_url_groups', labels: { account: 'eu' } },
   },
   ...DATABASES.map((id) => ({

@@ -11,7 +11,7 @@ import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { AbortedError, HttpStatusError, InvalidResponseError } from '../../src/upstash/errors.js';
 
 const EVERY_SECOND = '* * * * * *';
-const labels = { source: 'flow_control', account: 'eu', database_id: '' };
+const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A poller wired to real series, metrics and a logger whose lines the test reads back. */
@@ -33,7 +33,7 @@ function setup(poll: (context: PollContext, call: number) => Promise<number>, in
     poll: async (context) => {
       calls += 1;
       const size = await poll(context, calls);
-      return flowControlSamples('eu', [{ key: `k${size}`, waitListSize: size }], 10);
+      return { samples: flowControlSamples('eu', [{ key: `k${size}`, waitListSize: size }], 10) };
     },
   };
   const group: PollGroup = { key: 'qstash/eu', cron: EVERY_SECOND, intervalMs, units: [source] };
@@ -198,14 +198,16 @@ describe('Poller', () => {
     running = t.poller;
     t.poller.start();
     await sleep(100);
-    const labels = { source: 'redis_stats', account: 'main', database_id: 'db-new' };
+    const labels = { source: 'redis_stats', account: 'main', database_id: 'db-new', qstash_id: '' };
     let newCalls = 0;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-new',
       labels,
       poll: async () => {
         newCalls += 1;
-        return Promise.resolve(flowControlSamples('main', [{ key: 'from-new', waitListSize: 4 }], 10));
+        return Promise.resolve({
+          samples: flowControlSamples('main', [{ key: 'from-new', waitListSize: 4 }], 10),
+        });
       },
     });
     // Polled from its first sighting, not at the next tick.
@@ -213,7 +215,7 @@ describe('Poller', () => {
     expect(newCalls).toBe(1);
     expect(await t.text()).toContain('flow_control_key="from-new"');
     expect(await t.text()).toMatch(
-      /^upstash_up\{source="redis_stats",account="main",database_id="db-new"\} 1$/m,
+      /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id=""\} 1$/m,
     );
     expect(t.poller.status().map((s) => s.labels.database_id)).toEqual(['', 'db-new']);
 
@@ -221,7 +223,7 @@ describe('Poller', () => {
     const text = await t.text();
     expect(text).not.toContain('from-new');
     expect(text).not.toContain('db-new');
-    expect(text).toMatch(/^upstash_up\{source="flow_control",account="eu",database_id=""\} 1$/m);
+    expect(text).toMatch(/^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m);
     expect(t.poller.unitIds).toEqual(['flow_control/eu']);
     await sleep(1100);
     expect(newCalls).toBe(1);
@@ -234,13 +236,13 @@ describe('Poller', () => {
     let finish: (() => void) | undefined;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-slow',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow', qstash_id: '' },
       poll: async (context) => {
         await new Promise<void>((resolve) => {
           finish = resolve;
         });
         expect(context.signal.aborted).toBe(true);
-        return flowControlSamples('main', [{ key: 'late', waitListSize: 1 }], 10);
+        return { samples: flowControlSamples('main', [{ key: 'late', waitListSize: 1 }], 10) };
       },
     });
     await sleep(20);
@@ -271,7 +273,7 @@ describe('Poller, hostile input', () => {
               labels,
               poll: async () => {
                 const once = flowControlSamples('eu', [{ key: 'k', waitListSize: 1 }], 10);
-                return Promise.resolve(duplicate ? [...once, ...once] : once);
+                return Promise.resolve({ samples: duplicate ? [...once, ...once] : once });
               },
             },
           ],
@@ -320,7 +322,8 @@ describe('Poller, hostile input', () => {
     const added: PollUnit = {
       id: 'flow_control/us/',
       labels: { ...labels, account: 'us' },
-      poll: async () => Promise.resolve(flowControlSamples('us', [{ key: 'u', waitListSize: 2 }], 10)),
+      poll: async () =>
+        Promise.resolve({ samples: flowControlSamples('us', [{ key: 'u', waitListSize: 2 }], 10) }),
     };
     for (let i = 0; i < 20; i++)
       await t.poller.reconfigure([{ ...t.group, units: [...t.group.units, added] }]);
@@ -330,5 +333,55 @@ describe('Poller, hostile input', () => {
     expect(t.poller.status().find((s) => s.labels.account === 'eu')?.lastSuccessAt).toBeDefined();
     await t.poller.reconfigure([t.group]);
     expect(await t.text()).not.toContain('account="us"');
+  });
+
+  it('counts a rejected field at every poll, logs it once until it comes right, and forgets it with the unit', async () => {
+    let rejecting = true;
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    t.poller.start();
+    t.poller.addUnit('qstash/eu', {
+      id: 'redis_stats/main/db-1',
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '' },
+      poll: async () => Promise.resolve({ samples: [], rejectedFields: rejecting ? ['dailyproduce'] : [] }),
+    });
+    await sleep(2100);
+    const rejected =
+      /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",field="dailyproduce"\} (\d+)$/m;
+    expect(await t.value(rejected)).toBeGreaterThanOrEqual(2);
+    expect(t.lines.filter((l) => String(l.msg).startsWith('field rejected'))).toHaveLength(1);
+    rejecting = false;
+    await sleep(1000);
+    expect(t.lines.some((l) => l.msg === 'field accepted again' && l.field === 'dailyproduce')).toBe(true);
+    t.poller.removeUnit('redis_stats/main/db-1');
+    expect(await t.text()).not.toContain('fields_rejected_total{');
+  });
+
+  it('spreads a family over the interval after the start-up poll; discovery replaces it whole', async () => {
+    const t = setup(() => Promise.resolve(1), 1000);
+    running = t.poller;
+    const polledAt = new Map<string, number[]>();
+    const member = (id: string): PollUnit => ({
+      id: `redis_stats/main/${id}`,
+      labels: { source: 'redis_stats', account: 'main', database_id: id, qstash_id: '' },
+      family: 'redis_stats/main',
+      poll: async () => {
+        polledAt.set(id, [...(polledAt.get(id) ?? []), Date.now()]);
+        return Promise.resolve({ samples: [] });
+      },
+    });
+    t.poller.start();
+    t.poller.syncUnits('qstash/eu', 'redis_stats/main', ['a', 'b', 'c', 'd'].map(member));
+    await sleep(2300);
+    // Each member: once at once (start-up), then once per tick at its own offset (0, 250, 500, 750 ms).
+    const second = ['a', 'b', 'c', 'd'].map((id) => polledAt.get(id)?.[1] ?? NaN);
+    expect(second.every(Number.isFinite)).toBe(true);
+    const spreadMs = Math.max(...second) - Math.min(...second);
+    expect(spreadMs).toBeGreaterThanOrEqual(600);
+    expect(spreadMs).toBeLessThan(1000);
+    t.poller.syncUnits('qstash/eu', 'redis_stats/main', ['b', 'e'].map(member));
+    expect(t.poller.unitIds.sort()).toEqual(
+      ['flow_control/eu', 'redis_stats/main/b', 'redis_stats/main/e'].sort(),
+    );
   });
 });
