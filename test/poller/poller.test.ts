@@ -210,9 +210,9 @@ describe('Poller', () => {
         });
       },
     });
-    // Polled from its first sighting, not at the next tick.
+    // Polled from its first sighting, not only at the next tick (which may come within these 50 ms).
     await sleep(50);
-    expect(newCalls).toBe(1);
+    expect(newCalls).toBeGreaterThanOrEqual(1);
     expect(await t.text()).toContain('flow_control_key="from-new"');
     expect(await t.text()).toMatch(
       /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id=""\} 1$/m,
@@ -220,13 +220,14 @@ describe('Poller', () => {
     expect(t.poller.status().map((s) => s.labels.database_id)).toEqual(['', 'db-new']);
 
     t.poller.removeUnit('redis_stats/main/db-new');
+    const atRemoval = newCalls;
     const text = await t.text();
     expect(text).not.toContain('from-new');
     expect(text).not.toContain('db-new');
     expect(text).toMatch(/^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m);
     expect(t.poller.unitIds).toEqual(['flow_control/eu']);
     await sleep(1100);
-    expect(newCalls).toBe(1);
+    expect(newCalls).toBe(atRemoval);
   });
 
   it('abandons the poll in flight of a removed unit without recording it', async () => {
