@@ -39,7 +39,7 @@ export interface App {
 export function createApp(config: Config, options: AppOptions): App {
   const { logger, version } = options;
   const registry = new Registry();
-  const metrics = createSelfMetrics(registry, { version });
+  const metrics = createSelfMetrics(registry, { version, sharding: config.sharding });
   const series = new DataSeries(DATA_METRICS);
   let running = config;
   let client = createClient(config, version, metrics);
@@ -64,6 +64,9 @@ export function createApp(config: Config, options: AppOptions): App {
     for (const [setting, runningValue, configured] of [
       ['listen address', running.listenAddress, next.listenAddress],
       ['web config file', running.webConfigFile, next.webConfigFile],
+      ['log format', running.logFormat, next.logFormat],
+      ['shard', running.sharding.shard, next.sharding.shard],
+      ['total shards', running.sharding.total, next.sharding.total],
     ] as const) {
       if (configured !== runningValue) {
         logger.warn(
@@ -77,9 +80,15 @@ export function createApp(config: Config, options: AppOptions): App {
     // New HTTP settings take a new client; polls in flight finish on the old one, then it closes.
     const previous = client;
     if (!sameHttp(running.http, next.http)) client = createClient(next, version, metrics);
-    await poller.reconfigure(pollGroups(next, client, discovered));
+    await poller.reconfigure(pollGroups({ ...next, sharding: running.sharding }, client, discovered));
     if (previous !== client) void poller.settled().then(async () => previous.close());
-    running = { ...next, listenAddress: running.listenAddress, webConfigFile: running.webConfigFile };
+    running = {
+      ...next,
+      listenAddress: running.listenAddress,
+      webConfigFile: running.webConfigFile,
+      logFormat: running.logFormat,
+      sharding: running.sharding,
+    };
     logger.info({ sources: poller.unitIds.length }, 'configuration reloaded');
   };
 
@@ -91,6 +100,7 @@ export function createApp(config: Config, options: AppOptions): App {
         ready: () => wasReady || poller.ready,
         sources: () => poller.status(),
         version,
+        shard: `${config.sharding.shard} of ${config.sharding.total}`,
         logger,
       });
       server = createWebServer(web, handler, logger);
@@ -144,7 +154,12 @@ function pollGroups(
     key: entry.key,
     cron: schedule.cron,
     intervalMs: schedule.intervalMs,
-    units: entryUnits(entry, { client, limits: config.limits, onDiscovered: discovered }),
+    units: entryUnits(entry, {
+      client,
+      limits: config.limits,
+      shard: config.sharding,
+      onDiscovered: discovered,
+    }),
   }));
 }
 

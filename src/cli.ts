@@ -20,6 +20,9 @@ Flags:
   --web.listen-address HOST:PORT   where /metrics is served (default ":9645")
   --web.config.file FILE           TLS and basic auth for our endpoints (exporter-toolkit format)
   --log.level LEVEL                debug, info, warn or error (default "info")
+  --log.format FORMAT              json (one object per line) or text (for terminals; default "json")
+  --shard N|auto                   this process's shard, 0-based; auto reads it from the host name
+  --total-shards M                 how many shards share the configuration (default 1)
   --demo                           run against an embedded simulator of Upstash; no credentials needed
   --check-config                   validate the configuration, print a redacted summary, exit 0 or 2
   --version                        print the version and exit
@@ -50,6 +53,9 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
         'web.listen-address': { type: 'string' },
         'web.config.file': { type: 'string' },
         'log.level': { type: 'string' },
+        'log.format': { type: 'string' },
+        shard: { type: 'string' },
+        'total-shards': { type: 'string' },
         demo: { type: 'boolean' },
         'check-config': { type: 'boolean' },
         version: { type: 'boolean' },
@@ -75,6 +81,9 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
   const overrides = {
     listenAddress: flags['web.listen-address'],
     logLevel: flags['log.level'],
+    logFormat: flags['log.format'],
+    shard: flags.shard,
+    totalShards: flags['total-shards'],
     webConfigFile: flags['web.config.file'],
   };
   const configFile =
@@ -103,7 +112,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
     return 0;
   }
 
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
   const app = createApp(config, { logger, version });
   try {
     const address = await Promise.race([app.start(), signals.shutdown]);

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from './config/types.js';
+import pretty from 'pino-pretty';
+import type { LogFormat, LogLevel } from './config/types.js';
 
 // Belt and braces: secrets are wrapped in a type that prints as <redacted> and never put in log
 // fields, but should a header or credential object ever reach a log call, pino censors it here.
@@ -17,8 +18,16 @@ const REDACT = [
   '*.password',
 ];
 
-/** JSON-lines logger on stdout (or `destination`, which tests read back). */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+/**
+ * The logger on stdout (or `destination`, which tests read back): JSON lines, or with `text` one
+ * readable line per event (pino-pretty, written synchronously so nothing is lost at exit). Redaction
+ * runs before either format sees a field.
+ */
+export function createLogger(
+  level: LogLevel,
+  destination?: DestinationStream,
+  format: LogFormat = 'json',
+): Logger {
   const options = {
     level,
     base: { name: 'upstash-exporter' },
@@ -26,5 +35,16 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
   };
+  if (format === 'text') {
+    const text = pretty({
+      sync: true,
+      singleLine: true,
+      colorize: destination === undefined && process.stdout.isTTY,
+      translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
+      ignore: 'pid,hostname,name',
+      ...(destination !== undefined && { destination }),
+    });
+    return pino(options, text);
+  }
   return destination === undefined ? pino(options) : pino(options, destination);
 }

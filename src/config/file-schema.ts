@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkBaseUrl, checkListenAddress } from './addresses.js';
 import { parseDuration, scheduleFromCron, scheduleFromInterval, type Schedule } from './schedule.js';
 import { secretProblem } from './secret.js';
-import { DEFAULTS, LOG_LEVELS, QSTASH_SOURCES } from './types.js';
+import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, QSTASH_SOURCES } from './types.js';
 
 // The shape of the YAML file, keys in snake_case as users write them; env-only mode builds the same
 // document. Structure and formats are checked here, and durations and schedules parsed; resolve.ts
@@ -198,6 +198,13 @@ export const fileSchema = z.strictObject({
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
     }),
   log_level: z.enum(LOG_LEVELS).optional(),
+  log_format: z.enum(LOG_FORMATS).optional(),
+  sharding: z
+    .strictObject({
+      shard: z.union([z.literal('auto'), count(0)], 'must be a whole number or auto').optional(),
+      total: count(1).optional(),
+    })
+    .optional(),
   web_config_file: z.string().min(1).optional(),
   http: z
     .strictObject({

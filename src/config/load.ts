@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { checkListenAddress } from './addresses.js';
 import { envDocument, envVariable } from './env.js';
@@ -7,13 +8,17 @@ import { expandEnv } from './expand.js';
 import { fileSchema, zodProblems } from './file-schema.js';
 import { checkSecretFiles, resolveDocument, type Files, type Resolved } from './resolve.js';
 import { parseYaml } from './yaml.js';
-import { DEFAULTS, LOG_LEVELS, type Config, type LogLevel } from './types.js';
+import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, type Config, type LogLevel } from './types.js';
 
 /** What the command line says; each set field wins over the file. */
 export interface FlagOverrides {
   readonly listenAddress?: string | undefined;
   readonly logLevel?: string | undefined;
+  readonly logFormat?: string | undefined;
   readonly webConfigFile?: string | undefined;
+  /** `--shard`: a number or `auto`. */
+  readonly shard?: string | undefined;
+  readonly totalShards?: string | undefined;
 }
 
 /** Inputs to {@link loadConfig}; the file reader is injectable for tests. */
@@ -23,6 +28,8 @@ export interface LoadOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly flags?: FlagOverrides;
   readonly readFile?: (path: string) => string;
+  /** The host name `--shard auto` reads its ordinal from; `os.hostname()` unless a test says. */
+  readonly hostname?: string;
 }
 
 const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
@@ -39,7 +46,7 @@ export function loadConfig(options: LoadOptions): Config {
       ? fromEnv(options.env, read, problems)
       : fromFile(options.configFile, options.env, read, problems);
 
-  const common = commonSettings(options.flags ?? {}, document, problems);
+  const common = commonSettings(options.flags ?? {}, document, options.hostname ?? hostname(), problems);
   if (problems.length === 0 && document.qstash.length === 0 && document.management.length === 0) {
     problems.push({
       path: '',
@@ -62,11 +69,12 @@ export function loadConfig(options: LoadOptions): Config {
 }
 
 /** The settings every mode shares: flags first, then the file, then defaults. */
-type CommonSettings = Pick<Config, 'listenAddress' | 'logLevel' | 'webConfigFile'>;
+type CommonSettings = Pick<Config, 'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'sharding'>;
 
 function commonSettings(
   flags: FlagOverrides,
-  file: Pick<Resolved, 'listenAddress' | 'logLevel' | 'webConfigFile'>,
+  file: Pick<Resolved, 'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'sharding'>,
+  host: string,
   problems: ConfigProblem[],
 ): CommonSettings {
   // The file's values have passed the schema; only the flags are checked here.
@@ -78,17 +86,85 @@ function commonSettings(
     problems.push({ path: '--log.level', message: `must be one of ${LOG_LEVELS.join(', ')}` });
   }
   const flagLevel = flags.logLevel !== undefined && isLogLevel(flags.logLevel) ? flags.logLevel : undefined;
+  const flagFormat = oneOf(flags.logFormat, LOG_FORMATS, '--log.format', problems);
   return {
     listenAddress: flags.listenAddress ?? file.listenAddress ?? DEFAULTS.listenAddress,
     logLevel: flagLevel ?? file.logLevel ?? DEFAULTS.logLevel,
+    logFormat: flagFormat ?? file.logFormat ?? DEFAULTS.logFormat,
     webConfigFile: flags.webConfigFile === undefined ? file.webConfigFile : resolve(flags.webConfigFile),
+    sharding: sharding(flags, file.sharding, host, problems),
   };
+}
+
+function oneOf<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  flag: string,
+  problems: ConfigProblem[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  problems.push({ path: flag, message: `must be one of ${allowed.join(', ')}` });
+  return undefined;
+}
+
+/**
+ * This process's shard: flags win over the file. `auto` takes the number after the last `-` of the
+ * host name up to its first `.` (a StatefulSet pod `upstash-exporter-2` is shard 2).
+ */
+function sharding(
+  flags: FlagOverrides,
+  file: Resolved['sharding'],
+  host: string,
+  problems: ConfigProblem[],
+): Config['sharding'] {
+  const fallback = { shard: 0, total: 1 };
+  const wholeNumber = (text: string, flag: string, min: number): number | undefined => {
+    if (/^[0-9]+$/.test(text) && Number(text) >= min) return Number(text);
+    problems.push({
+      path: flag,
+      message: min === 0 ? 'must be a whole number or auto' : 'must be a whole number of at least 1',
+    });
+    return undefined;
+  };
+  const shardPath = flags.shard === undefined ? 'sharding.shard' : '--shard';
+  let shard: number | 'auto' | undefined =
+    flags.shard === undefined
+      ? (file?.shard ?? 0)
+      : flags.shard === 'auto'
+        ? 'auto'
+        : wholeNumber(flags.shard, '--shard', 0);
+  const total =
+    flags.totalShards === undefined
+      ? (file?.total ?? 1)
+      : wholeNumber(flags.totalShards, '--total-shards', 1);
+  if (shard === 'auto') {
+    const name = host.split('.')[0] ?? '';
+    const ordinal = /-([0-9]+)$/.exec(name)?.[1];
+    if (ordinal === undefined) {
+      problems.push({
+        path: shardPath,
+        message: `is auto, but the host name ${JSON.stringify(name)} does not end in -<number> (a StatefulSet pod name does)`,
+      });
+      return fallback;
+    }
+    shard = Number(ordinal);
+  }
+  if (shard === undefined || total === undefined) return fallback;
+  if (shard >= total) {
+    problems.push({
+      path: shardPath,
+      message: `is ${shard}, but shards are numbered from 0 to ${total - 1} (total ${total})`,
+    });
+    return fallback;
+  }
+  return { shard, total };
 }
 
 /** The web and log settings from flags alone, for `--demo`, which has no file or environment. */
 export function loadFlagSettings(flags: FlagOverrides): CommonSettings {
   const problems: ConfigProblem[] = [];
-  const settings = commonSettings(flags, EMPTY, problems);
+  const settings = commonSettings(flags, EMPTY, hostname(), problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return settings;
 }
@@ -97,7 +173,9 @@ export function loadFlagSettings(flags: FlagOverrides): CommonSettings {
 const EMPTY: Resolved = {
   listenAddress: undefined,
   logLevel: undefined,
+  logFormat: undefined,
   webConfigFile: undefined,
+  sharding: undefined,
   http: DEFAULTS.http,
   limits: DEFAULTS.limits,
   qstash: [],

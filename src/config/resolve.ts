@@ -24,6 +24,8 @@ export interface Files {
 export interface Resolved {
   readonly listenAddress: string | undefined;
   readonly logLevel: FileConfig['log_level'];
+  readonly logFormat: FileConfig['log_format'];
+  readonly sharding: FileConfig['sharding'];
   readonly webConfigFile: string | undefined;
   readonly http: HttpSettings;
   readonly limits: Limits;
@@ -36,6 +38,8 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
   return {
     listenAddress: file.listen_address,
     logLevel: file.log_level,
+    logFormat: file.log_format,
+    sharding: file.sharding,
     webConfigFile: file.web_config_file === undefined ? undefined : resolve(files.base, file.web_config_file),
     http: {
       timeoutMs: file.http?.timeout ?? DEFAULTS.http.timeoutMs,

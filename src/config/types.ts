@@ -4,6 +4,16 @@ import type { Schedule } from './schedule.js';
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** `json`: one object per line, for machines; `text`: one readable line per event, for terminals. */
+export const LOG_FORMATS = ['json', 'text'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** Which of `total` processes sharing the configuration this one is (0-based `shard`). */
+export interface Sharding {
+  readonly shard: number;
+  readonly total: number;
+}
+
 export const QSTASH_SOURCES = ['flow_control', 'url_groups'] as const;
 export type QstashSourceName = (typeof QSTASH_SOURCES)[number];
 
@@ -47,6 +57,8 @@ export interface Limits {
 export interface Config {
   readonly listenAddress: string;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+  readonly sharding: Sharding;
   /** Absolute path of the exporter-toolkit web config, if any. */
   readonly webConfigFile: string | undefined;
   readonly http: HttpSettings;
@@ -60,6 +72,7 @@ export interface Config {
 export const DEFAULTS = {
   listenAddress: ':9645',
   logLevel: 'info',
+  logFormat: 'json',
   qstashUrl: 'https://qstash.upstash.io',
   managementUrl: 'https://api.upstash.com',
   qstashInterval: '30s',

@@ -6,7 +6,7 @@ import { DEMO_API_KEY, DEMO_DATABASES, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from './s
 /** The configuration of `--demo`: one QStash and one management account on the simulator at `url`. */
 export function demoConfig(
   url: string,
-  base: Pick<Config, 'listenAddress' | 'logLevel' | 'webConfigFile'>,
+  base: Pick<Config, 'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'sharding'>,
 ): Config {
   // Short intervals, so the demo visibly moves within a minute.
   const schedule = scheduleFromInterval('5s') as Schedule;

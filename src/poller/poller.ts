@@ -35,6 +35,11 @@ export interface PollUnit {
    * replaces them together ({@link Poller.syncUnits}).
    */
   readonly family?: string;
+  /**
+   * Polled only for what its poll does on the side (a listing another shard exports, polled here to
+   * learn this shard's units): no series, no health metrics, not on the landing page; failures logged.
+   */
+  readonly silent?: boolean;
   poll(context: PollContext): Promise<PollResult>;
 }
 
@@ -220,7 +225,7 @@ export class Poller {
     clearTimeout(state.spreadTimer);
     this.#units.delete(id);
     this.#options.series.drop(id);
-    this.#options.metrics.forgetSource(state.unit.labels);
+    if (state.unit.silent !== true) this.#options.metrics.forgetSource(state.unit.labels);
   }
 
   /** The ids of the units now polled, in the order they joined. */
@@ -234,22 +239,24 @@ export class Poller {
     return true;
   }
 
-  /** A snapshot of every unit, in the order they joined. */
+  /** A snapshot of every exported unit, in the order they joined. */
   status(): UnitStatus[] {
-    return [...this.#units.values()].map((state) => ({
-      labels: state.unit.labels,
-      outcome: state.outcome,
-      lastPollAt: state.lastPollAt,
-      lastSuccessAt: state.lastSuccessAt,
-      running: state.running !== undefined,
-      stale: state.lastSuccessAt !== undefined && !this.#options.series.has(state.unit.id),
-    }));
+    return [...this.#units.values()]
+      .filter((state) => state.unit.silent !== true)
+      .map((state) => ({
+        labels: state.unit.labels,
+        outcome: state.outcome,
+        lastPollAt: state.lastPollAt,
+        lastSuccessAt: state.lastSuccessAt,
+        running: state.running !== undefined,
+        stale: state.lastSuccessAt !== undefined && !this.#options.series.has(state.unit.id),
+      }));
   }
 
   #add(groupKey: string, unit: PollUnit): UnitState {
     const group = this.#groups.get(groupKey);
     if (group === undefined) throw new Error(`no poll group ${groupKey}`);
-    this.#options.metrics.declareSource(unit.labels);
+    if (unit.silent !== true) this.#options.metrics.declareSource(unit.labels);
     const state: UnitState = {
       unit,
       group,
@@ -366,6 +373,10 @@ export class Poller {
   async #poll(state: UnitState, deadline: number): Promise<void> {
     const { metrics, logger, series } = this.#options;
     const { unit } = state;
+    if (unit.silent === true) {
+      await this.#pollSilently(state, deadline);
+      return;
+    }
     const labels = unit.labels;
     const started = this.#now();
     metrics.pollStarted(labels);
@@ -402,6 +413,25 @@ export class Poller {
         // Not Upstash's doing: a bug of ours. Keep running, but say so loudly, with the stack.
         logger.error({ ...labels, reason, duration: elapsed(), err: error }, 'poll failed unexpectedly');
       }
+    }
+  }
+
+  /** A silent unit's poll: only its side effects count; a failure is logged, nothing else. */
+  async #pollSilently(state: UnitState, deadline: number): Promise<void> {
+    const { labels } = state.unit;
+    try {
+      await state.unit.poll({ signal: state.abort.signal, deadline });
+      state.outcome = 'ok';
+    } catch (error) {
+      if (state.removed || error instanceof AbortedError) return;
+      state.outcome = error instanceof UpstashError ? error.reason : 'internal';
+      if (error instanceof HttpStatusError && error.retryAfterMs !== undefined) {
+        state.notBefore = this.#now() + error.retryAfterMs;
+      }
+      this.#options.logger.warn(
+        { ...labels, reason: state.outcome, err: error instanceof Error ? error.message : String(error) },
+        "listing failed (another shard exports it; polled here to learn this shard's units)",
+      );
     }
   }
 

@@ -42,7 +42,10 @@ export interface SelfMetrics {
 }
 
 /** Registers the health metrics, build info and process metrics in `registry`. */
-export function createSelfMetrics(registry: Registry, build: { version: string }): SelfMetrics {
+export function createSelfMetrics(
+  registry: Registry,
+  build: { version: string; sharding?: { shard: number; total: number } },
+): SelfMetrics {
   const registers = [registry];
   const up = new Gauge({
     name: 'upstash_up',
@@ -92,6 +95,17 @@ export function createSelfMetrics(registry: Registry, build: { version: string }
     labelNames: ['version', 'node_version'],
     registers,
   }).set({ version: build.version, node_version: process.version }, 1);
+  // Always exported, 0 and 1 when unsharded: dashboards and the sharding alert read them.
+  new Gauge({
+    name: 'upstash_exporter_shard_ordinal',
+    help: 'Which shard this process is, 0-based (--shard).',
+    registers,
+  }).set(build.sharding?.shard ?? 0);
+  new Gauge({
+    name: 'upstash_exporter_total_shards',
+    help: 'How many shards share the configuration (--total-shards).',
+    registers,
+  }).set(build.sharding?.total ?? 1);
   const truncated = new Counter({
     name: 'upstash_exporter_label_values_truncated_total',
     help: `Label values of polled series rewritten to a head, "~" and a hash of the whole value: cut to ${MAX_LABEL_VALUE_LENGTH} characters, or repaired (invalid UTF-16), counted once per value and poll (count).`,

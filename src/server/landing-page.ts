@@ -13,7 +13,7 @@ export interface SourceRow {
 }
 
 /** The HTML page at `/`: links to our endpoints and the last outcome of every source. */
-export function landingPage(version: string, sources: readonly SourceRow[]): string {
+export function landingPage(version: string, shard: string, sources: readonly SourceRow[]): string {
   const rows = sources
     .map((s) => {
       const outcome = s.stale ? `${s.outcome} (stale: series dropped)` : s.outcome;
@@ -36,7 +36,7 @@ export function landingPage(version: string, sources: readonly SourceRow[]): str
 </head>
 <body>
 <h1>Upstash exporter</h1>
-<p>Version ${escapeHtml(version)}</p>
+<p>Version ${escapeHtml(version)}, shard ${escapeHtml(shard)}</p>
 <ul>
 <li><a href="metrics">/metrics</a></li>
 <li><a href="healthz">/healthz</a></li>

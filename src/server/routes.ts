@@ -12,6 +12,8 @@ interface ServerOptions {
   readonly ready: () => boolean;
   readonly sources: () => readonly SourceRow[];
   readonly version: string;
+  /** Which shard this is, e.g. `0 of 1`, for the landing page. */
+  readonly shard: string;
   readonly logger: Logger;
 }
 
@@ -73,7 +75,13 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
       return;
     }
     default:
-      send(req, res, 200, 'text/html; charset=utf-8', landingPage(options.version, options.sources()));
+      send(
+        req,
+        res,
+        200,
+        'text/html; charset=utf-8',
+        landingPage(options.version, options.shard, options.sources()),
+      );
   }
 }
 

@@ -63,6 +63,8 @@ export interface SourceKind<Name extends string = string> {
   /** Whose credentials it polls with. */
   readonly api: Credentials['api'];
   readonly per: UnitKind;
+  /** For a listing: the unit kind whose IDs it discovers (its result's `discovered`). */
+  readonly lists?: Exclude<UnitKind, 'account'>;
   /** Every family it may fill, in exposition order. */
   readonly metrics: readonly DataMetric[];
   poll(request: PollRequest): Promise<SourceResult>;

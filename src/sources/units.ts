@@ -1,5 +1,6 @@
 import type { UpstashClient } from '../upstash/client.js';
 import { sourceKind, type SourceName } from './kinds.js';
+import { ownsUnit, type Shard } from './shards.js';
 import {
   UNIT_KINDS,
   type SourceAccount,
@@ -37,6 +38,11 @@ export interface SourceUnit {
   readonly labels: UnitLabels;
   /** For per-ID units, `<source>/<account>`: spread over the interval, replaced together. */
   readonly family?: string;
+  /**
+   * Polled by this shard only to learn the units it owns (a listing owned by another shard): it
+   * exports nothing and reports no health of its own.
+   */
+  readonly silent?: boolean;
   poll(context: { readonly signal: AbortSignal; readonly deadline: number }): Promise<SourceResult>;
 }
 
@@ -44,18 +50,34 @@ export interface SourceUnit {
 export interface UnitDeps {
   readonly client: UpstashClient;
   readonly limits: SourceLimits;
+  readonly shard: Shard;
   /** A listing learnt an entry's IDs: `units` are now the whole family `family` of group `key`. */
   readonly onDiscovered: (key: string, family: string, units: readonly SourceUnit[]) => void;
 }
 
-/** The units an entry polls from the start: account-wide sources, and per-ID sources with listed IDs. */
+/**
+ * The units this shard polls for an entry from the start: its own account-wide and listed per-ID
+ * units, and the listings of other shards whose news it needs to learn the units it owns.
+ */
 export function entryUnits(entry: SourceEntry, deps: UnitDeps): SourceUnit[] {
   return entry.sources.flatMap((name) => {
     const kind = sourceKind(name);
-    if (kind.per === 'account') return [sourceUnit(entry, kind, '', deps)];
+    if (kind.per === 'account') {
+      const unit = sourceUnit(entry, kind, '', deps);
+      if (ownsUnit(unit.id, deps.shard)) return [unit];
+      return kind.lists !== undefined && waitsForListing(entry, kind.lists)
+        ? [{ ...unit, silent: true }]
+        : [];
+    }
     const ids = entry.units[kind.per];
-    return ids === 'discovered' ? [] : ids.map((id) => sourceUnit(entry, kind, id, deps));
+    if (ids === 'discovered') return [];
+    return ids.map((id) => sourceUnit(entry, kind, id, deps)).filter((unit) => ownsUnit(unit.id, deps.shard));
   });
+}
+
+/** Whether a per-ID source of the entry takes its IDs from the listing of `unit`. */
+function waitsForListing(entry: SourceEntry, unit: PerIdUnit): boolean {
+  return entry.units[unit] === 'discovered' && entry.sources.some((name) => sourceKind(name).per === unit);
 }
 
 /** The unit of `kind` for `id` (a database or instance ID, or '' for an account-wide source). */
@@ -81,7 +103,9 @@ function discovered(entry: SourceEntry, news: NonNullable<SourceResult['discover
   for (const name of entry.sources) {
     const kind = sourceKind(name);
     if (kind.per !== news.unit) continue;
-    const units = news.ids.map((id) => sourceUnit(entry, kind, id, deps));
+    const units = news.ids
+      .map((id) => sourceUnit(entry, kind, id, deps))
+      .filter((unit) => ownsUnit(unit.id, deps.shard));
     deps.onDiscovered(entry.key, `${kind.name}/${entry.account.name}`, units);
   }
 }

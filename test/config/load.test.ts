@@ -100,12 +100,16 @@ describe('precedence of listen address and log level: flag > file > default', ()
     expect(loadFlagSettings({})).toEqual({
       listenAddress: ':9645',
       logLevel: 'info',
+      logFormat: 'json',
       webConfigFile: undefined,
+      sharding: { shard: 0, total: 1 },
     });
     expect(loadFlagSettings({ listenAddress: '0.0.0.0:80', webConfigFile: 'web.yml' })).toEqual({
       listenAddress: '0.0.0.0:80',
       logLevel: 'info',
+      logFormat: 'json',
       webConfigFile: resolve('web.yml'),
+      sharding: { shard: 0, total: 1 },
     });
     expect(() => loadFlagSettings({ logLevel: 'trace' })).toThrow(ConfigError);
   });
@@ -787,5 +791,56 @@ describe('configuration that validates but cannot work (issue 13)', () => {
       const error = configError(() => fromYaml(`${MINIMAL}http:\n  max_response_size: ${value}\n`));
       expect(lines(error)).toEqual([`http.max_response_size: ${message}`]);
     }
+  });
+});
+
+describe('sharding and log format (contract sections 7 and 8)', () => {
+  const load = (yaml: string, flags: LoadOptions['flags'] = {}, hostname = 'exporter') =>
+    loadConfig({ configFile: CONFIG, env: {}, flags, readFile: reader({ [CONFIG]: yaml }), hostname });
+
+  test('unsharded and json by default', () => {
+    const config = load(MINIMAL);
+    expect(config.sharding).toEqual({ shard: 0, total: 1 });
+    expect(config.logFormat).toBe('json');
+  });
+
+  test('the file sets them; a flag wins', () => {
+    const yaml = `${MINIMAL}log_format: text\nsharding:\n  shard: 1\n  total: 3\n`;
+    expect(load(yaml).sharding).toEqual({ shard: 1, total: 3 });
+    expect(load(yaml).logFormat).toBe('text');
+    const flagged = load(yaml, { shard: '2', totalShards: '4', logFormat: 'json' });
+    expect(flagged.sharding).toEqual({ shard: 2, total: 4 });
+    expect(flagged.logFormat).toBe('json');
+  });
+
+  test('auto reads the ordinal after the last dash of the host name, up to its first dot', () => {
+    const config = load(MINIMAL, { shard: 'auto', totalShards: '3' }, 'upstash-exporter-2.exporters.svc');
+    expect(config.sharding).toEqual({ shard: 2, total: 3 });
+    expect(load(`${MINIMAL}sharding:\n  shard: auto\n  total: 5\n`, {}, 'x-4').sharding).toEqual({
+      shard: 4,
+      total: 5,
+    });
+  });
+
+  test('auto without a number, N >= M, and non-integers are configuration errors', () => {
+    expect(lines(configError(() => load(MINIMAL, { shard: 'auto', totalShards: '3' }, 'laptop')))).toEqual([
+      '--shard: is auto, but the host name "laptop" does not end in -<number> (a StatefulSet pod name does)',
+    ]);
+    expect(lines(configError(() => load(MINIMAL, { shard: '3', totalShards: '3' })))).toEqual([
+      '--shard: is 3, but shards are numbered from 0 to 2 (total 3)',
+    ]);
+    expect(lines(configError(() => load(MINIMAL, { shard: '1.5', totalShards: 'two' })))).toEqual([
+      '--shard: must be a whole number or auto',
+      '--total-shards: must be a whole number of at least 1',
+    ]);
+    expect(lines(configError(() => load(`${MINIMAL}sharding:\n  shard: 2\n  total: 2\n`)))).toEqual([
+      'sharding.shard: is 2, but shards are numbered from 0 to 1 (total 2)',
+    ]);
+    expect(lines(configError(() => load(`${MINIMAL}sharding:\n  total: 0\n`)))).toEqual([
+      'sharding.total: must be at least 1',
+    ]);
+    expect(lines(configError(() => load(MINIMAL, { logFormat: 'xml' })))).toEqual([
+      '--log.format: must be one of json, text',
+    ]);
   });
 });

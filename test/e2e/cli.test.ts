@@ -128,7 +128,9 @@ management:
       expect(early).not.toMatch(/^upstash_up\{source="flow_control"/m);
       await waitForStatus(`${exporter.url}/readyz`, 200);
       const body = await (await fetch(`${exporter.url}/metrics`)).text();
-      expect(body).toMatch(/^upstash_up\{source="flow_control",account="default",database_id="",qstash_id=""\} 1$/m);
+      expect(body).toMatch(
+        /^upstash_up\{source="flow_control",account="default",database_id="",qstash_id=""\} 1$/m,
+      );
       expect(body).toMatch(/^upstash_redis_keys\{account="default",database_id="db-demo-cache"\} \d+$/m);
     } finally {
       const started = Date.now();
@@ -237,4 +239,57 @@ describe('signals during start-up (issue 13)', () => {
       blocker.close();
     }
   });
+});
+
+describe('log format (contract section 8)', () => {
+  it('--log.format text writes one readable line per event, secrets redacted as in json', async () => {
+    const sim = await startSimulator();
+    sim.setFault('flow_control', { kind: 'status', status: 503 });
+    const exporter = await startExporterText(sim.url);
+    try {
+      await waitForStatus(`${exporter.url}/readyz`, 200);
+      const out = exporter.stdout();
+      const lines = out.trim().split('\n');
+      expect(lines.some((line) => /^\[\d{4}-\d\d-\d\d [\d:.]+\] INFO: listening/.test(line))).toBe(true);
+      expect(
+        lines.some(
+          (line) =>
+            /WARN: poll failed .*reason: "server_error"/.test(line) ||
+            /WARN: poll failed.*server_error/.test(line),
+        ),
+      ).toBe(true);
+      for (const line of lines) expect(line.startsWith('{')).toBe(false);
+      expect(out).not.toContain('text-format-secret-token');
+    } finally {
+      await exporter.stop();
+      await sim.stop();
+    }
+  });
+
+  /** The exporter with text logs; `startExporter` reads the JSON `listening` line, so this waits itself. */
+  async function startExporterText(url: string) {
+    const child = spawn(
+      process.execPath,
+      [MAIN, '--web.listen-address', '127.0.0.1:0', '--log.format', 'text', '--log.level', 'debug'],
+      { env: { PATH: process.env.PATH, QSTASH_TOKEN: 'text-format-secret-token', QSTASH_URL: url } },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const deadline = Date.now() + 10_000;
+    let port: string | undefined;
+    while (port === undefined && Date.now() < deadline) {
+      port = /INFO: listening .*"address":"127\.0\.0\.1:(\d+)"/.exec(stdout)?.[1];
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    if (port === undefined) throw new Error(`no listening line: ${stdout}`);
+    return {
+      url: `http://127.0.0.1:${port}`,
+      stdout: () => stdout,
+      stop: async () => {
+        child.kill('SIGTERM');
+        return exited;
+      },
+    };
+  }
 });

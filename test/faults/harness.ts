@@ -65,6 +65,8 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
   return {
     listenAddress: '127.0.0.1:0',
     logLevel: options.logLevel ?? 'debug',
+    logFormat: 'json',
+    sharding: { shard: 0, total: 1 },
     webConfigFile: options.webConfigFile,
     http: {
       timeoutMs: 400,

@@ -1,0 +1,21 @@
+/** Which of `total` processes sharing one configuration this is (0-based `shard`). */
+export interface Shard {
+  readonly shard: number;
+  readonly total: number;
+}
+
+/** FNV-1a, 32-bit, of the UTF-8 bytes of `text`: the shard hash of the contract (section 7). */
+export function fnv1a32(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    hash ^= byte;
+    // hash * 16777619 (the FNV prime) in 32 bits, without losing precision in a double.
+    hash = (hash + (hash << 1) + (hash << 4) + (hash << 7) + (hash << 8) + (hash << 24)) >>> 0;
+  }
+  return hash;
+}
+
+/** Whether this shard polls and exports the unit `id` (`<source>/<account>/<id>`). */
+export function ownsUnit(id: string, shard: Shard): boolean {
+  return shard.total <= 1 || fnv1a32(id) % shard.total === shard.shard;
+}
