@@ -5,7 +5,8 @@ export function summarizeConfig(config: Config): string {
   const lines = [
     `configuration OK (from ${config.origin})`,
     `listen_address: ${config.listenAddress}`,
-    `log_level: ${config.logLevel}`,
+    `log_level: ${config.logLevel}, log_format: ${config.logFormat}`,
+    `sharding: shard ${config.sharding.shard} of ${config.sharding.total}`,
     `web_config_file: ${config.webConfigFile ?? '(none)'}`,
     `http: timeout ${config.http.timeoutMs / 1000}s, retries ${config.http.retries}, concurrency ${config.http.concurrency}, max response size ${config.http.maxBodyBytes} bytes`,
     `limits: max_flow_control_keys ${config.limits.maxFlowControlKeys}, max_url_groups ${config.limits.maxUrlGroups}`,
