@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { applyTimeouts } from './listener.js';
@@ -23,7 +24,12 @@ const REALM = 'Basic realm="upstash-exporter", charset="UTF-8"';
  * The settings are looked up per connection and per request, so their changes apply without a restart.
  */
 export function createWebServer(settings: WebSettings, handler: RequestListener, logger: Logger): Server {
-  const listener = guard(settings, handler, logger);
+  const server = buildServer(settings, guard(settings, handler, logger), logger);
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => refuseConnect(settings, socket));
+  return server;
+}
+
+function buildServer(settings: WebSettings, listener: RequestListener, logger: Logger): Server {
   if (!settings.tlsEnabled) return applyTimeouts(createPlainServer(listener));
 
   let state = settings.current();
@@ -67,6 +73,26 @@ export function createWebServer(settings: WebSettings, handler: RequestListener,
     logger.debug({ remote: socket.remoteAddress, err: error }, 'TLS handshake failed');
   });
   return server;
+}
+
+/**
+ * CONNECT never reaches the request listener: Node hands it to the 'connect' event with the bare socket,
+ * and closes the connection without a word when nobody listens. It gets the 405 of every other method
+ * (whatever the credentials: no method but GET and HEAD is ever allowed), written by hand.
+ */
+function refuseConnect(settings: WebSettings, socket: Duplex): void {
+  // Node took its own listeners off this socket, the error one included.
+  socket.on('error', () => socket.destroy());
+  const body = 'method not allowed\n';
+  const headers: Record<string, string> = {
+    ...settings.current().config.headers,
+    allow: 'GET, HEAD',
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 405 Method Not Allowed\r\n${head.join('')}\r\n${body}`, () => socket.destroy());
 }
 
 /** Why a TLS connection breaks the client-certificate policy; undefined when it may proceed. */
