@@ -9,7 +9,8 @@ import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { applyTimeouts } from './listener.js';
+import { ConnectionGuard, connectionLimits, readFdLimit, type ConnectionLimits } from './connection-guard.js';
+import { applyTimeouts, HANDSHAKE_TIMEOUT_MS, SERVER_OPTIONS } from './listener.js';
 import { requestPath, sendText } from './routes.js';
 import type { ClientAuthType } from './web-config.js';
 import type { WebSettings } from './web-settings.js';
@@ -20,23 +21,41 @@ const REALM = 'Basic realm="upstash-exporter", charset="UTF-8"';
 
 /**
  * Our HTTP server with the web configuration applied: TLS (plain HTTP without `tls_server_config`),
- * client-certificate policy, basic auth on every path but /healthz, and the configured headers.
- * The settings are looked up per connection and per request, so their changes apply without a restart.
+ * client-certificate policy, basic auth on every path but /healthz, and the configured headers; with
+ * its connections bounded (see {@link ConnectionGuard}; by default from this process's descriptor
+ * limit) and its timeouts set. The settings are looked up per connection and per request, so their
+ * changes apply without a restart.
  */
-export function createWebServer(settings: WebSettings, handler: RequestListener, logger: Logger): Server {
-  const server = buildServer(settings, guard(settings, handler, logger), logger);
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => refuseConnect(settings, socket));
+export function createWebServer(
+  settings: WebSettings,
+  handler: RequestListener,
+  logger: Logger,
+  limits: ConnectionLimits = connectionLimits(readFdLimit()),
+): Server {
+  const connections = new ConnectionGuard(limits, logger);
+  const authenticated = guard(settings, handler, logger);
+  const server = buildServer(
+    settings,
+    (req, res) => {
+      if (connections.admit(req, res)) authenticated(req, res);
+    },
+    logger,
+  );
+  connections.attach(server);
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => refuseConnect(settings, socket));
   return server;
 }
 
 function buildServer(settings: WebSettings, listener: RequestListener, logger: Logger): Server {
-  if (!settings.tlsEnabled) return applyTimeouts(createPlainServer(listener));
+  if (!settings.tlsEnabled) return applyTimeouts(createPlainServer(SERVER_OPTIONS, listener));
 
   let state = settings.current();
   const requested = state.config.tls?.clientAuthType ?? 'NoClientCert';
   const server = applyTimeouts(
     createTlsServer(
       {
+        ...SERVER_OPTIONS,
+        handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
         ...state.tls,
         // Whether to ask for a certificate is fixed at start; the policy is enforced per connection
         // below, so that a reloaded client_auth_type or CA applies at once.
