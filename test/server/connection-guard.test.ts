@@ -141,6 +141,23 @@ describe('connection limit', () => {
     await eventually('answers arrive', () => (busy.every((c) => c.socket.bytesRead > 0) ? true : undefined));
   });
 
+  test('accept failing for want of descriptors closes idle connections and is logged, throttled', async () => {
+    const s = await start({ maxConnections: 64, maxPipelined: 4 });
+    const idle = [await open(s.port), await open(s.port)];
+    const emfile = (): boolean =>
+      s.server.emit(
+        'error',
+        Object.assign(new Error('accept EMFILE'), { code: 'EMFILE', syscall: 'accept' }),
+      );
+    emfile();
+    emfile();
+    await eventually('idle closed', () => (idle.every((c) => c.closed()) ? true : undefined));
+    const logged = lines(s.logs, 'cannot accept connections: out of file descriptors; closing idle ones');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 'error', occurrences: 1, err: { code: 'EMFILE' } });
+    expect((await httpGet(`http://127.0.0.1:${s.port}/healthz`)).status).toBe(200);
+  });
+
   test('the limit follows the descriptor limit: 512, or half the descriptors if less', () => {
     expect(connectionLimits(undefined).maxConnections).toBe(MAX_CONNECTIONS);
     expect(connectionLimits(1_048_576).maxConnections).toBe(512);
