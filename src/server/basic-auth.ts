@@ -1,30 +1,32 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
+import type { BcryptWorker } from './bcrypt-worker.js';
 
 /** The outcome of checking a request's credentials. */
 type AuthResult = 'ok' | 'denied' | 'busy';
 
 /** Successful checks remembered, so a scraper costs one bcrypt per process, not one per scrape. */
 const CACHE_SIZE = 256;
-/** bcrypt checks running at once; more unverified attempts are turned away (429) instead of queued. */
-const MAX_CHECKS_IN_FLIGHT = 8;
 
 /**
  * HTTP basic auth against bcrypt hashes (exporter-toolkit's `basic_auth_users`). An unknown user costs
  * the same bcrypt work as a known one (a dummy hash of the same cost), so timing does not tell which
  * users exist. Successful checks are cached under an HMAC of user and password with a per-process
- * random key: the cache holds no password, and a cache hit is compared in constant time.
+ * random key: the cache holds no password, and a cache hit is compared in constant time. A cache hit
+ * costs microseconds on the event loop; bcrypt runs on a worker thread ({@link BcryptWorker}), whose queue is
+ * bounded: beyond it, unverified attempts are turned away ('busy', a 429) instead of queued.
  */
 export class BasicAuth {
   readonly #users: ReadonlyMap<string, string>;
+  readonly #bcrypt: BcryptWorker;
   readonly #key = randomBytes(32);
   readonly #verified = new Map<string, Buffer>();
   #dummy: Promise<string> | undefined;
-  #inFlight = 0;
 
-  constructor(users: ReadonlyMap<string, string>) {
+  constructor(users: ReadonlyMap<string, string>, bcryptWorker: BcryptWorker) {
     // bcryptjs reads the $2a$, $2b$ and $2y$ hashes of htpasswd and Go alike.
     this.#users = users;
+    this.#bcrypt = bcryptWorker;
     // Made now, so the first unknown user does not pay for it (and stand out by timing).
     if (this.#users.size > 0) this.#dummy = this.#makeDummy();
   }
@@ -44,15 +46,10 @@ export class BasicAuth {
     const cached = this.#verified.get(cacheKey);
     if (cached !== undefined && timingSafeEqual(cached, digest)) return 'ok';
 
-    if (this.#inFlight >= MAX_CHECKS_IN_FLIGHT) return 'busy';
-    this.#inFlight++;
-    try {
-      const hash = this.#users.get(user);
-      const match = await bcrypt.compare(password, hash ?? (await this.#dummyHash()));
-      if (!match || hash === undefined) return 'denied';
-    } finally {
-      this.#inFlight--;
-    }
+    const hash = this.#users.get(user);
+    const match = await this.#bcrypt.compare(password, hash ?? (await this.#dummyHash()));
+    if (match === 'busy') return 'busy';
+    if (!match || hash === undefined) return 'denied';
     if (this.#verified.size >= CACHE_SIZE) {
       const oldest = this.#verified.keys().next();
       if (oldest.done !== true) this.#verified.delete(oldest.value);
@@ -70,7 +67,7 @@ export class BasicAuth {
   async #makeDummy(): Promise<string> {
     const first = this.#users.values().next();
     const cost = first.done === true ? 10 : bcrypt.getRounds(first.value);
-    return bcrypt.hash(randomBytes(16).toString('hex'), cost);
+    return this.#bcrypt.hash(randomBytes(16).toString('hex'), cost);
   }
 }
 

@@ -6,9 +6,11 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { applyTimeouts } from './listener.js';
+import { ConnectionGuard, connectionLimits, readFdLimit, type ConnectionLimits } from './connection-guard.js';
+import { applyTimeouts, HANDSHAKE_TIMEOUT_MS, SERVER_OPTIONS } from './listener.js';
 import { requestPath, sendText } from './routes.js';
 import type { ClientAuthType } from './web-config.js';
 import type { WebSettings } from './web-settings.js';
@@ -19,18 +21,41 @@ const REALM = 'Basic realm="upstash-exporter", charset="UTF-8"';
 
 /**
  * Our HTTP server with the web configuration applied: TLS (plain HTTP without `tls_server_config`),
- * client-certificate policy, basic auth on every path but /healthz, and the configured headers.
- * The settings are looked up per connection and per request, so their changes apply without a restart.
+ * client-certificate policy, basic auth on every path but /healthz, and the configured headers; with
+ * its connections bounded (see {@link ConnectionGuard}; by default from this process's descriptor
+ * limit) and its timeouts set. The settings are looked up per connection and per request, so their
+ * changes apply without a restart.
  */
-export function createWebServer(settings: WebSettings, handler: RequestListener, logger: Logger): Server {
-  const listener = guard(settings, handler, logger);
-  if (!settings.tlsEnabled) return applyTimeouts(createPlainServer(listener));
+export function createWebServer(
+  settings: WebSettings,
+  handler: RequestListener,
+  logger: Logger,
+  limits: ConnectionLimits = connectionLimits(readFdLimit()),
+): Server {
+  const connections = new ConnectionGuard(limits, logger);
+  const authenticated = guard(settings, handler, logger);
+  const server = buildServer(
+    settings,
+    (req, res) => {
+      if (connections.admit(req, res)) authenticated(req, res);
+    },
+    logger,
+  );
+  connections.attach(server);
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => refuseConnect(settings, socket));
+  return server;
+}
+
+function buildServer(settings: WebSettings, listener: RequestListener, logger: Logger): Server {
+  if (!settings.tlsEnabled) return applyTimeouts(createPlainServer(SERVER_OPTIONS, listener));
 
   let state = settings.current();
   const requested = state.config.tls?.clientAuthType ?? 'NoClientCert';
   const server = applyTimeouts(
     createTlsServer(
       {
+        ...SERVER_OPTIONS,
+        handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
         ...state.tls,
         // Whether to ask for a certificate is fixed at start; the policy is enforced per connection
         // below, so that a reloaded client_auth_type or CA applies at once.
@@ -67,6 +92,26 @@ export function createWebServer(settings: WebSettings, handler: RequestListener,
     logger.debug({ remote: socket.remoteAddress, err: error }, 'TLS handshake failed');
   });
   return server;
+}
+
+/**
+ * CONNECT never reaches the request listener: Node hands it to the 'connect' event with the bare socket,
+ * and closes the connection without a word when nobody listens. It gets the 405 of every other method
+ * (whatever the credentials: no method but GET and HEAD is ever allowed), written by hand.
+ */
+function refuseConnect(settings: WebSettings, socket: Duplex): void {
+  // Node took its own listeners off this socket, the error one included.
+  socket.on('error', () => socket.destroy());
+  const body = 'method not allowed\n';
+  const headers: Record<string, string> = {
+    ...settings.current().config.headers,
+    allow: 'GET, HEAD',
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 405 Method Not Allowed\r\n${head.join('')}\r\n${body}`, () => socket.destroy());
 }
 
 /** Why a TLS connection breaks the client-certificate policy; undefined when it may proceed. */

@@ -3,6 +3,7 @@ import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import { ConfigError, formatProblem } from '../config/errors.js';
 import { BasicAuth } from './basic-auth.js';
+import { BcryptWorker } from './bcrypt-worker.js';
 import { loadWebConfig, OPEN_WEB_CONFIG, type WebConfig } from './web-config.js';
 
 /** What the web server runs on at a given moment: the validated file, its TLS material and its users. */
@@ -27,6 +28,8 @@ interface WebState {
 export class WebSettings {
   readonly #path: string | undefined;
   readonly #logger: Logger;
+  /** One worker thread for every generation of users: a reload does not start another. */
+  readonly #bcrypt = new BcryptWorker();
   #state: WebState;
   #signature: string;
   #rejected: string | undefined;
@@ -82,7 +85,12 @@ export class WebSettings {
 
   #load(generation: number): { state: WebState; signature: string } {
     if (this.#path === undefined) {
-      const state = { config: OPEN_WEB_CONFIG, tls: undefined, auth: new BasicAuth(new Map()), generation };
+      const state = {
+        config: OPEN_WEB_CONFIG,
+        tls: undefined,
+        auth: new BasicAuth(new Map(), this.#bcrypt),
+        generation,
+      };
       return { state, signature: '' };
     }
     // Fingerprints before reads: a file that changes while being loaded is seen as changed next time.
@@ -97,7 +105,7 @@ export class WebSettings {
       ]);
     }
     const signature = [own, tlsFingerprint].join('|');
-    return { state: { config, tls, auth: new BasicAuth(config.users), generation }, signature };
+    return { state: { config, tls, auth: new BasicAuth(config.users, this.#bcrypt), generation }, signature };
   }
 
   #fingerprint(config: WebConfig): string {
