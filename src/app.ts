@@ -44,8 +44,15 @@ export function createApp(config: Config, options: AppOptions): App {
   let running = config;
   let client = createClient(config, version, metrics);
   const discovered: UnitDeps['onDiscovered'] = (key, family, units) => poller.syncUnits(key, family, units);
+  // What the listings last said, for the life of the process (reloads included).
+  const known: UnitDeps['known'] = new Map();
   // One poller for the life of the process: a reload reconfigures it, so no unit loses its state.
-  const poller = new Poller({ groups: pollGroups(config, client, discovered), series, metrics, logger });
+  const poller = new Poller({
+    groups: pollGroups(config, client, { discovered, known }),
+    series,
+    metrics,
+    logger,
+  });
   let web: WebSettings | undefined;
   // Units a reload adds start `pending`; the exporter stays ready meanwhile.
   let wasReady = false;
@@ -80,7 +87,9 @@ export function createApp(config: Config, options: AppOptions): App {
     // New HTTP settings take a new client; polls in flight finish on the old one, then it closes.
     const previous = client;
     if (!sameHttp(running.http, next.http)) client = createClient(next, version, metrics);
-    await poller.reconfigure(pollGroups({ ...next, sharding: running.sharding }, client, discovered));
+    await poller.reconfigure(
+      pollGroups({ ...next, sharding: running.sharding }, client, { discovered, known }),
+    );
     if (previous !== client) void poller.settled().then(async () => previous.close());
     running = {
       ...next,
@@ -148,7 +157,7 @@ function sameHttp(a: Config['http'], b: Config['http']): boolean {
 function pollGroups(
   config: Config,
   client: UpstashClient,
-  discovered: UnitDeps['onDiscovered'],
+  { discovered, known }: { discovered: UnitDeps['onDiscovered']; known: UnitDeps['known'] },
 ): PollGroup[] {
   return sourceEntries(config).map(({ schedule, entry }) => ({
     key: entry.key,
@@ -158,6 +167,7 @@ function pollGroups(
       client,
       limits: config.limits,
       shard: config.sharding,
+      known,
       onDiscovered: discovered,
     }),
   }));

@@ -51,6 +51,12 @@ export interface UnitDeps {
   readonly client: UpstashClient;
   readonly limits: SourceLimits;
   readonly shard: Shard;
+  /**
+   * The IDs each entry's listings last reported, by `<entry key>/<unit kind>`; it outlives reloads,
+   * so that a reload rebuilds the discovered units (with its new client) instead of dropping them
+   * until the next listing.
+   */
+  readonly known: Map<string, readonly string[]>;
   /** A listing learnt an entry's IDs: `units` are now the whole family `family` of group `key`. */
   readonly onDiscovered: (key: string, family: string, units: readonly SourceUnit[]) => void;
 }
@@ -69,8 +75,8 @@ export function entryUnits(entry: SourceEntry, deps: UnitDeps): SourceUnit[] {
         ? [{ ...unit, silent: true }]
         : [];
     }
-    const ids = entry.units[kind.per];
-    if (ids === 'discovered') return [];
+    const listed = entry.units[kind.per];
+    const ids = listed === 'discovered' ? (deps.known.get(`${entry.key}/${kind.per}`) ?? []) : listed;
     return ids.map((id) => sourceUnit(entry, kind, id, deps)).filter((unit) => ownsUnit(unit.id, deps.shard));
   });
 }
@@ -100,6 +106,7 @@ function sourceUnit(entry: SourceEntry, kind: SourceKind, id: string, deps: Unit
 /** Hands a listing's IDs to every per-ID source of the entry that waits for them. */
 function discovered(entry: SourceEntry, news: NonNullable<SourceResult['discovered']>, deps: UnitDeps): void {
   if (entry.units[news.unit] !== 'discovered') return;
+  deps.known.set(`${entry.key}/${news.unit}`, news.ids);
   for (const name of entry.sources) {
     const kind = sourceKind(name);
     if (kind.per !== news.unit) continue;

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { entryUnits, type SourceEntry, type UnitDeps } from '../../src/sources/units.js';
+import { UpstashClient } from '../../src/upstash/client.js';
+
+const client = new UpstashClient({ timeoutMs: 1000, retries: 0, concurrency: 1, userAgent: 'test' });
+const entry = (databases: readonly string[] | 'discovered'): SourceEntry => ({
+  key: 'management/main',
+  account: {
+    name: 'main',
+    baseUrl: 'http://127.0.0.1:9',
+    credentials: { api: 'management', email: 'ops@example.com', apiKey: { reveal: () => 'k' } },
+  },
+  sources: ['redis_stats'],
+  units: { database: databases, qstash_instance: [] },
+});
+const deps = (known = new Map<string, readonly string[]>(), shard = { shard: 0, total: 1 }): UnitDeps => ({
+  client,
+  limits: { maxFlowControlKeys: 10, maxUrlGroups: 10 },
+  shard,
+  known,
+  onDiscovered: () => undefined,
+});
+
+describe('entryUnits', () => {
+  it('one unit per listed database, with its health labels and family', () => {
+    const units = entryUnits(entry(['db-1', 'db-2']), deps());
+    expect(units.map((u) => u.id)).toEqual(['redis_stats/main/db-1', 'redis_stats/main/db-2']);
+    expect(units[0]?.labels).toEqual({
+      source: 'redis_stats',
+      account: 'main',
+      database_id: 'db-1',
+      qstash_id: '',
+    });
+    expect(units[0]?.family).toBe('redis_stats/main');
+  });
+
+  it('discovered databases: none before the first listing, the last listed ones after (a reload keeps them)', () => {
+    const known = new Map<string, readonly string[]>();
+    expect(entryUnits(entry('discovered'), deps(known))).toEqual([]);
+    known.set('management/main/database', ['db-a', 'db-b']);
+    expect(entryUnits(entry('discovered'), deps(known)).map((u) => u.id)).toEqual([
+      'redis_stats/main/db-a',
+      'redis_stats/main/db-b',
+    ]);
+  });
+
+  it('a shard keeps only the units it owns, and together the shards keep them all once', () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `db-${i}`);
+    const owned = [0, 1, 2].flatMap((shard) =>
+      entryUnits(entry(ids), deps(new Map(), { shard, total: 3 })).map((u) => u.id),
+    );
+    expect(owned.sort()).toEqual(ids.map((id) => `redis_stats/main/${id}`).sort());
+  });
+});
