@@ -171,6 +171,9 @@ describe.each(variants)('%s', (variant, files) => {
       mountPath: '/etc/upstash-exporter/secrets',
       readOnly: true,
     });
+    const credentials = podSpec(workload).volumes?.find((v) => v.name === 'credentials');
+    // 0440: the exporter's user (through fsGroup) reads, nobody writes, others see nothing.
+    expect(credentials?.secret?.defaultMode).toBe(0o440);
   });
 });
 
@@ -358,6 +361,22 @@ describe('credentials', () => {
     await expect(render({ files: [apiKey] })).rejects.toThrow(
       /config.management\[0\].api_key: .*api_key_file/,
     );
+  });
+});
+
+describe('NOTES.txt', () => {
+  const notes = async (...args: string[]) => {
+    const out = await helm('install', RELEASE, CHART, '--dry-run=client', '--namespace', NAMESPACE, ...args);
+    return out.slice(out.indexOf('NOTES:'));
+  };
+
+  it('warns when no credential is given', async () => {
+    expect(await notes()).toContain('WARNING: secret.data is empty');
+    expect(await notes('-f', ci('default-values.yaml')[0]!)).not.toContain('WARNING');
+  });
+
+  it('points at one shard, not the headless Service, when sharded', async () => {
+    expect(await notes('-f', ci('sharded-values.yaml')[0]!)).toContain(`port-forward pod/${RELEASE}-0 9645`);
   });
 });
 

@@ -85,7 +85,11 @@ export interface PodSpec {
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
   automountServiceAccountToken?: boolean;
   containers: Container[];
-  volumes?: { name: string; secret?: { secretName: string }; configMap?: { name: string } }[];
+  volumes?: {
+    name: string;
+    secret?: { secretName: string; defaultMode?: number };
+    configMap?: { name: string };
+  }[];
 }
 
 /** `helm template` of the chart with these values files and `--set` pairs, parsed into objects. */

@@ -267,19 +267,19 @@ spec:
     - name: credentials
       secret:
         secretName: {{ include "upstash-exporter.secretName" . }}
-        defaultMode: 0440
+        defaultMode: 288 # 0440: owner and group (fsGroup) read
     {{- end }}
     {{- if .Values.webConfig.enabled }}
     - name: web-config
       secret:
         secretName: {{ include "upstash-exporter.webConfigSecretName" . }}
-        defaultMode: 0440
+        defaultMode: 288 # 0440: owner and group (fsGroup) read
     {{- end }}
     {{- if .Values.webConfig.tlsSecret }}
     - name: tls
       secret:
         secretName: {{ .Values.webConfig.tlsSecret }}
-        defaultMode: 0440
+        defaultMode: 288 # 0440: owner and group (fsGroup) read
     {{- end }}
     - name: tmp
       emptyDir:
