@@ -40,6 +40,13 @@ const variants: [string, string[]][] = [
 ];
 const ci = (name: string) => [join(ciDir, name)];
 
+const chart = parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as {
+  version: string;
+  appVersion: string;
+};
+const packageVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;
+
 const repoAlerts = parse(readFileSync(join(ROOT, 'prometheus/alerts.yml'), 'utf8')) as RuleFile;
 const alertNames = (file: RuleFile) =>
   file.groups.flatMap((group) =>
@@ -55,6 +62,10 @@ const objectsOf = (variant: string): K8sObject[] => {
   if (objects === undefined) throw new Error(`not rendered: ${variant}`);
   return objects;
 };
+
+it("has the exporter's version as appVersion (the default image tag)", () => {
+  expect(chart.appVersion).toBe(packageVersion);
+});
 
 it('has the four ci variants the README names', () => {
   expect(ciFiles).toEqual([
@@ -103,7 +114,8 @@ describe.each(variants)('%s', (variant, files) => {
         'app.kubernetes.io/name': 'upstash-exporter',
         'app.kubernetes.io/instance': RELEASE,
         'app.kubernetes.io/managed-by': 'Helm',
-        'helm.sh/chart': 'upstash-exporter-0.1.0',
+        'helm.sh/chart': `upstash-exporter-${chart.version}`,
+        'app.kubernetes.io/version': chart.appVersion,
       });
     }
   });
@@ -120,7 +132,7 @@ describe.each(variants)('%s', (variant, files) => {
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(pod.containers).toHaveLength(1);
     const container = pod.containers[0]!;
-    expect(container.image).toBe('upstash-exporter:0.1.0');
+    expect(container.image).toBe(`upstash-exporter:${chart.appVersion}`);
     expect(container.securityContext).toMatchObject({
       readOnlyRootFilesystem: true,
       allowPrivilegeEscalation: false,
@@ -200,6 +212,18 @@ describe('defaults: one shard', () => {
   it('renders no Prometheus Operator object, dashboard or PodDisruptionBudget unless asked', () => {
     const kinds = objectsOf('defaults').map((obj) => obj.kind);
     expect(kinds.sort()).toEqual(['ConfigMap', 'Deployment', 'Secret', 'Service', 'ServiceAccount']);
+  });
+});
+
+describe('image', () => {
+  it('takes image.tag and image.digest over the appVersion', async () => {
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const objects = await render({
+      set: ['image.repository=registry.example/upstash-exporter', 'image.tag=v9', `image.digest=${digest}`],
+    });
+    expect(podSpec(one(objects, 'Deployment')).containers[0]!.image).toBe(
+      `registry.example/upstash-exporter:v9@${digest}`,
+    );
   });
 });
 
@@ -403,7 +427,7 @@ describe('the packaged chart', () => {
     const dir = await mkdtemp(join(tmpdir(), 'chart-package-'));
     await helm('package', CHART, '--destination', dir);
     const archives = (await readdir(dir)).filter((name) => name.endsWith('.tgz'));
-    expect(archives).toEqual(['upstash-exporter-0.1.0.tgz']);
+    expect(archives).toEqual([`upstash-exporter-${chart.version}.tgz`]);
     const objects = await render({ chart: join(dir, archives[0]!), files: ci('monitoring-values.yaml') });
     const groups = (one(objects, 'PrometheusRule').spec as unknown as RuleFile).groups;
     expect(groups).toEqual(repoAlerts.groups);
