@@ -1,12 +1,24 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CHART, RELEASE, ROOT, flag, ofKind, podSpec, render, workloads, type K8sObject } from './helm.js';
+import {
+  CHART,
+  RELEASE,
+  ROOT,
+  flag,
+  ofKind,
+  podSpec,
+  render,
+  validate,
+  valuesFile,
+  workloads,
+  type K8sObject,
+} from './helm.js';
 
 // The real exporter (dist/, built by scripts/chart-test.sh) is given what a pod of each variant gets:
 // the rendered args, the ConfigMap's config file, the Secret's files, the web config and a TLS pair,
@@ -140,5 +152,21 @@ describe.each(variants)('the exporter accepts what ci/%s-values.yaml gives a pod
     const total = flag(args, '--total-shards');
     expect(output).toContain(sharded ? `sharding: shard 2 of ${total ?? '?'}` : 'sharding: shard 0 of 1');
     expect(output).toContain('log_format: json');
+  });
+});
+
+describe("the README's my-values.yaml", () => {
+  it('renders valid objects and a configuration the exporter accepts', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('A minimal `my-values.yaml`'));
+    const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block, 'the yaml block after "A minimal `my-values.yaml`"').toBeDefined();
+    const objects = await render({ files: [await valuesFile(parse(block!) as Record<string, unknown>)] });
+    for (const obj of objects) await validate(obj);
+    expect(ofKind(objects, 'ServiceMonitor')).toHaveLength(1);
+    const { args } = await layOut(objects);
+    const { code, output } = await checkConfig(args);
+    expect(output).toContain('configuration OK');
+    expect(code).toBe(0);
   });
 });
