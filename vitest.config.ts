@@ -1,13 +1,14 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { ciReporters } from './test/ci-reporters.js';
 
-// `npm test`: fast tests that need no binary beyond node. The real-Prometheus chain (test/stack) and
-// the soak and load runs (test/soak, test/load) have their own configs, run by .ci/run.
+// `npm test`: fast tests that need no binary beyond node. The real-Prometheus chain (test/stack), the
+// soak and load runs (test/soak, test/load) and the Helm chart checks (test/chart) have their own
+// configs, run by .ci/run.
 export default defineConfig({
   test: {
     reporters: ciReporters('unit'),
     include: ['test/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, 'test/stack/**', 'test/soak/**', 'test/load/**'],
+    exclude: [...configDefaults.exclude, 'test/stack/**', 'test/soak/**', 'test/load/**', 'test/chart/**'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // e2e tests start processes and ports; two cores, so keep the pool small.
