@@ -73,6 +73,13 @@ management:
     api_key_file: api-key.txt
     databases: [db-demo-cache, db-demo-events, db-missing]
     schedule: "0 0 0 1 1 *"
+  - name: discovered
+    url: ${sim.url}
+    email: ${DEMO_EMAIL}
+    api_key_file: api-key.txt
+    include: [".*-prod", "hobby-.*", "legacy-.*"]
+    exclude: ["sessions-.*"]
+    schedule: "0 0 0 1 1 *"
 `);
     writeFileSync(config.replace(/config\.yml$/, 'api-key.txt'), `  ${DEMO_API_KEY}\n`);
     exporter = await startExporter(['--config', config], { TEST_QSTASH_TOKEN: DEMO_QSTASH_TOKEN });
@@ -98,11 +105,16 @@ management:
   });
 
   it('calls Upstash only when polling, never when scraped', async () => {
-    const before = sim.requests('flow_control') + sim.requests('url_groups') + sim.requests('redis_stats');
+    const requests = (): number =>
+      sim.requests('flow_control') +
+      sim.requests('url_groups') +
+      sim.requests('databases') +
+      sim.requests('redis_stats');
+    const before = requests();
     await Promise.all(Array.from({ length: 5 }, async () => (await fetch(`${exporter.url}/metrics`)).text()));
-    const after = sim.requests('flow_control') + sim.requests('url_groups') + sim.requests('redis_stats');
-    expect(after).toBe(before);
-    expect(before).toBe(5);
+    expect(requests()).toBe(before);
+    // flow_control, url_groups, two listings, three configured stats and three discovered ones.
+    expect(before).toBe(10);
   });
 
   it('serves OpenMetrics when asked, with counters named by family and a final # EOF', async () => {
@@ -130,7 +142,9 @@ management:
     expect(landing.status).toBe(200);
     const html = await landing.text();
     expect(html).toContain('href="metrics"');
-    expect(html).toMatch(/<td>redis_stats<\/td><td>main<\/td><td>db-missing<\/td><td><\/td><td>not_found<\/td>/);
+    expect(html).toMatch(
+      /<td>redis_stats<\/td><td>main<\/td><td>db-missing<\/td><td><\/td><td>not_found<\/td>/,
+    );
     expect((await fetch(`${exporter.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${exporter.url}/nope`)).status).toBe(404);
     const post = await fetch(`${exporter.url}/metrics`, { method: 'POST' });
