@@ -147,4 +147,39 @@ describe('discovery', () => {
     }
     expect(`${metrics}${landing}${logs}`).not.toContain('SIMULATED-');
   });
+
+  test('a wrong-typed stats field is skipped alone and counted; upstash_up stays 1', async () => {
+    harness = await startHarness({ sim: { databases: ['db-a'] }, databases: ['db-a'] });
+    const h = harness;
+    const point = { x: '2026-01-01 00:00:00 +0000 UTC', y: 7 };
+    h.sim.setFault('redis_stats', {
+      kind: 'body',
+      body: JSON.stringify({
+        keyspace: [point],
+        dailyproduce: 0,
+        current_storage: 'n/a',
+        latency_99: [{ y: 1 }],
+      }),
+    });
+    const samples = await eventually('the rejected fields counted', async () => {
+      const scraped = (await h.scrape()).samples;
+      return valueOf(scraped, 'upstash_exporter_fields_rejected_total', { field: 'latency_99' }) !== undefined
+        ? scraped
+        : undefined;
+    });
+    expect(statsUp(samples, 'db-a')).toBe(1);
+    expect(valueOf(samples, 'upstash_redis_keys', { account: 'main', database_id: 'db-a' })).toBe(7);
+    const rejected = samples
+      .filter((s) => s.name === 'upstash_exporter_fields_rejected_total')
+      .map((s) => `${s.labels.source}/${s.labels.database_id}/${s.labels.field}`)
+      .sort();
+    expect(rejected).toEqual([
+      'redis_stats/db-a/current_storage',
+      'redis_stats/db-a/dailyproduce',
+      'redis_stats/db-a/latency_99',
+    ]);
+    // Logged at warn once per field, not at every poll.
+    const warned = h.logs.filter((line) => line.includes('"field":"dailyproduce"'));
+    expect(warned.length).toBe(1);
+  });
 });
