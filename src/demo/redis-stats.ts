@@ -36,6 +36,11 @@ interface DatabaseProfile {
   streams: boolean;
   /** Request and disk limits the figures stay just below (a free database near its limits). */
   nearLimits: { requests: number; disk: number } | undefined;
+  /**
+   * Whether one field has the wrong type (a plain 0 where the `dailyproduce` series belongs), as after
+   * an API change: the exporter skips it alone and counts it in upstash_exporter_fields_rejected_total.
+   */
+  changedField: boolean;
 }
 
 function databaseProfile(
@@ -64,6 +69,7 @@ function databaseProfile(
     bytesPerRequest: between(u(9), 200, 800),
     dailyDollars: between(u(10), 0.1, 0.5),
     streams: DEMO_STREAMING_DATABASES.includes(databaseId),
+    changedField: listed?.state === 'suspended',
     nearLimits:
       listed?.nearLimits === true && listed.requestLimit !== undefined
         ? { requests: listed.requestLimit, disk: listed.diskLimit }
@@ -168,7 +174,7 @@ function generateStats(
     dailyrequests,
     dailybilling: daily(21, (u) => round(p.dailyDollars * (0.7 + 0.6 * u), 4)),
     bandwidths,
-    dailyproduce: p.streams ? daily(42, (u) => Math.round(requestsOn(u) * 0.05)) : null,
+    dailyproduce: p.changedField ? 0 : p.streams ? daily(42, (u) => Math.round(requestsOn(u) * 0.05)) : null,
     dailyconsume: p.streams ? daily(43, (u) => Math.round(requestsOn(u) * 0.05)) : null,
     days: dayNumbers.map((d) => WEEKDAYS[(d + 4) % 7] ?? ''),
     daily_net_commands: todayRequests,
