@@ -43,10 +43,18 @@ async function exporterCycles(state: State, seconds: number): Promise<CostFigure
   const exporter = await startExporter({ simulatorUrl: simulator.url, state, interval: '1s' });
   try {
     await sleep(seconds * 1000);
-    // Read between two ticks (polls of this state take a few ms), so no cycle is half-counted.
-    await sleep(1000 - (Date.now() % 1000) + 500);
-    const metrics = (await exporter.scrape()).toString('utf8');
-    const requests = ROUTES.reduce((n, route) => n + simulator.requests(route), 0);
+    // Per-database polls are spread over the interval, so some poll may be in flight at any moment:
+    // read when none is (polls take a few ms), i.e. when two reads of the counters agree around the
+    // simulator's count; a poll started but not yet arrived would otherwise count half.
+    let metrics = '';
+    let requests = 0;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const before = sumOf((await exporter.scrape()).toString('utf8'), 'upstash_exporter_polls_total');
+      requests = ROUTES.reduce((n, route) => n + simulator.requests(route), 0);
+      metrics = (await exporter.scrape()).toString('utf8');
+      if (before === sumOf(metrics, 'upstash_exporter_polls_total') && before === requests) break;
+      await sleep(37);
+    }
     const polls = sumOf(metrics, 'upstash_exporter_polls_total');
     const skipped = sumOf(metrics, 'upstash_exporter_polls_skipped_total');
     const cycles = polls / sourceCount(state);

@@ -12,6 +12,7 @@ import { createHandler } from './server/routes.js';
 import { createMetricsCache } from './server/scrape-cache.js';
 import { createWebServer } from './server/web-server.js';
 import { WebSettings } from './server/web-settings.js';
+import { anchoredRegex } from './sources/databases.js';
 import { DATA_METRICS } from './sources/kinds.js';
 import { entryUnits, type SourceEntry, type UnitDeps } from './sources/units.js';
 import { UpstashClient } from './upstash/client.js';
@@ -198,8 +199,13 @@ function sourceEntries(config: Config) {
           baseUrl: account.url,
           credentials: { api: 'management', email: account.email, apiKey: account.apiKey },
         },
-        sources: ['redis_stats'],
-        units: { database: account.databases, qstash_instance: [] },
+        sources: account.sources,
+        units: { database: account.databases ?? 'discovered', qstash_instance: [] },
+        databases: {
+          ids: account.databases,
+          include: account.include.map(anchoredRegex),
+          exclude: account.exclude.map(anchoredRegex),
+        },
       } satisfies SourceEntry,
     })),
   ];

@@ -152,13 +152,13 @@ function selectorsIn(expr: string): { name: string; matchers: string }[] {
 // ---------------------------------------------------------------------------------------------------
 
 describe('grafana/dashboards/upstash.json', () => {
-  it('is a Grafana 10+ dashboard with a stable uid and the four template variables', () => {
+  it('is a Grafana 10+ dashboard with a stable uid and the five template variables', () => {
     expect(dashboard.uid).toBe('upstash-exporter');
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
     const vars = new Map(dashboard.templating.list.map((v) => [v.name, v]));
-    expect([...vars.keys()]).toEqual(['datasource', 'job', 'account', 'database_id']);
+    expect([...vars.keys()]).toEqual(['datasource', 'job', 'account', 'database', 'database_id']);
     expect(vars.get('datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
-    for (const name of ['job', 'account', 'database_id']) {
+    for (const name of ['job', 'account', 'database', 'database_id']) {
       const v = vars.get(name);
       expect(v?.type, name).toBe('query');
       expect(v?.datasource, name).toEqual(TEMPLATED);
@@ -209,9 +209,9 @@ describe('grafana/dashboards/upstash.json', () => {
     }
   });
 
-  it('has the overview, QStash and per-database Redis rows', () => {
+  it('has the overview, QStash, per-database Redis and all-databases rows', () => {
     const rows = dashboard.panels.filter((p) => p.type === 'row');
-    expect(rows.map((r) => r.title)).toEqual(['Overview', 'QStash', 'Redis $database_id']);
+    expect(rows.map((r) => r.title)).toEqual(['Overview', 'QStash', 'Redis $database_id', 'Redis databases']);
     expect(rows[2]?.repeat).toBe('database_id');
   });
 

@@ -91,12 +91,6 @@ export function envDocument(env: NodeJS.ProcessEnv, problems: ConfigProblem[]): 
     }
     if (!hasKey)
       problems.push({ path: M.api_key, message: `is required for Redis stats (or ${M.api_key_file})` });
-    if (databases.length === 0) {
-      problems.push({
-        path: M.databases,
-        message: `is required for Redis stats: a comma-separated list of database IDs, e.g. ${M.databases}=id-1,id-2`,
-      });
-    }
     // An incomplete entry still goes to the schema, so that its other problems show in this run; the
     // schema's own "is required" for a variable named above is dropped by the caller.
     management.push({

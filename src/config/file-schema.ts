@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkBaseUrl, checkListenAddress } from './addresses.js';
 import { parseDuration, scheduleFromCron, scheduleFromInterval, type Schedule } from './schedule.js';
 import { secretProblem } from './secret.js';
-import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, QSTASH_SOURCES } from './types.js';
+import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, MANAGEMENT_SOURCES, QSTASH_SOURCES } from './types.js';
 
 // The shape of the YAML file, keys in snake_case as users write them; env-only mode builds the same
 // document. Structure and formats are checked here, and durations and schedules parsed; resolve.ts
@@ -171,6 +171,15 @@ const qstashEntry = z
   .superRefine(entryRules(SECRET_KEYS.qstash))
   .transform(withSchedule(DEFAULTS.qstashInterval));
 
+/** A regular expression (matched against a whole name later); the message names it, as users wrote it. */
+const regex = z.string().superRefine((pattern, ctx) => {
+  try {
+    new RegExp(`^(?:${pattern})$`);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression: ${pattern}` });
+  }
+});
+
 const managementEntry = z
   .strictObject({
     name,
@@ -178,14 +187,36 @@ const managementEntry = z
     email: z.string().min(1, 'must not be empty'),
     api_key: credential.optional(),
     api_key_file: z.string().min(1, 'must not be empty').optional(),
-    databases: distinct(z.string().min(1, 'must not be empty'), 'a database ID').min(
-      1,
-      'must list at least one database ID',
-    ),
+    databases: distinct(z.string().min(1, 'must not be empty'), 'a database ID')
+      .min(1, 'must list at least one database ID')
+      .optional(),
+    include: z.array(regex).optional(),
+    exclude: z.array(regex).optional(),
+    sources: distinct(z.enum(MANAGEMENT_SOURCES), 'a source')
+      .min(1, 'must list at least one source')
+      .optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.management))
+  .superRefine((entry, ctx) => {
+    if (entry.databases !== undefined) {
+      for (const key of ['include', 'exclude'] as const) {
+        if (entry[key] !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: 'cannot be combined with databases: it filters discovered databases only',
+          });
+      }
+    } else if (entry.sources !== undefined && !entry.sources.includes('databases')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['databases'],
+        message: 'is required when the databases source is not polled (it discovers the databases)',
+      });
+    }
+  })
   .transform(withSchedule(DEFAULTS.managementInterval));
 
 /** The config file as parsed by zod, before resolution. */
@@ -218,6 +249,7 @@ export const fileSchema = z.strictObject({
     .strictObject({
       max_flow_control_keys: count(1).optional(),
       max_url_groups: count(1).optional(),
+      max_commands_per_database: count(1).optional(),
     })
     .optional(),
   qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),

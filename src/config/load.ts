@@ -52,7 +52,7 @@ export function loadConfig(options: LoadOptions): Config {
       path: '',
       message:
         options.configFile === undefined
-          ? 'no source configured: set QSTASH_TOKEN (QStash), or UPSTASH_EMAIL, UPSTASH_API_KEY and UPSTASH_REDIS_DATABASES (Redis stats), or pass --config FILE'
+          ? 'no source configured: set QSTASH_TOKEN (QStash), or UPSTASH_EMAIL and UPSTASH_API_KEY (Redis databases and stats), or pass --config FILE'
           : 'no source configured: add a `qstash` or `management` entry',
     });
   }

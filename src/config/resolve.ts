@@ -4,6 +4,7 @@ import { SECRET_KEYS, type FileConfig, type ManagementEntry, type QstashEntry } 
 import { Secret, secretProblem } from './secret.js';
 import {
   DEFAULTS,
+  MANAGEMENT_SOURCES,
   QSTASH_SOURCES,
   type HttpSettings,
   type Limits,
@@ -50,6 +51,8 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
     limits: {
       maxFlowControlKeys: file.limits?.max_flow_control_keys ?? DEFAULTS.limits.maxFlowControlKeys,
       maxUrlGroups: file.limits?.max_url_groups ?? DEFAULTS.limits.maxUrlGroups,
+      maxCommandsPerDatabase:
+        file.limits?.max_commands_per_database ?? DEFAULTS.limits.maxCommandsPerDatabase,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),
@@ -99,7 +102,10 @@ function managementAccount(
     email: entry.email,
     apiKey,
     databases: entry.databases,
+    include: entry.include ?? [],
+    exclude: entry.exclude ?? [],
     schedule: entry.schedule,
+    sources: entry.sources ?? MANAGEMENT_SOURCES,
   };
 }
 

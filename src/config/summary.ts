@@ -9,7 +9,7 @@ export function summarizeConfig(config: Config): string {
     `sharding: shard ${config.sharding.shard} of ${config.sharding.total}`,
     `web_config_file: ${config.webConfigFile ?? '(none)'}`,
     `http: timeout ${config.http.timeoutMs / 1000}s, retries ${config.http.retries}, concurrency ${config.http.concurrency}, max response size ${config.http.maxBodyBytes} bytes`,
-    `limits: max_flow_control_keys ${config.limits.maxFlowControlKeys}, max_url_groups ${config.limits.maxUrlGroups}`,
+    `limits: max_flow_control_keys ${config.limits.maxFlowControlKeys}, max_url_groups ${config.limits.maxUrlGroups}, max_commands_per_database ${config.limits.maxCommandsPerDatabase}`,
   ];
   for (const account of config.qstash) {
     lines.push(
@@ -18,8 +18,18 @@ export function summarizeConfig(config: Config): string {
   }
   for (const account of config.management) {
     lines.push(
-      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, databases ${account.databases.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)`,
+      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)`,
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Which databases an entry polls, as the summary says it. */
+function databaseSummary(account: Config['management'][number]): string {
+  if (account.databases !== undefined) return `databases ${account.databases.join(', ')}`;
+  const filters = [
+    ...(account.include.length > 0 ? [`include ${account.include.join(', ')}`] : []),
+    ...(account.exclude.length > 0 ? [`exclude ${account.exclude.join(', ')}`] : []),
+  ];
+  return `databases discovered${filters.length > 0 ? ` (${filters.join('; ')})` : ' (all)'}`;
 }

@@ -27,15 +27,24 @@ export interface QstashAccount {
   readonly sources: readonly QstashSourceName[];
 }
 
-/** One management API key: the stats of the listed Redis databases. */
+export const MANAGEMENT_SOURCES = ['databases', 'redis_stats'] as const;
+export type ManagementSourceName = (typeof MANAGEMENT_SOURCES)[number];
+
+/** One management API key: its Redis databases (listed, or discovered) and their stats. */
 export interface ManagementAccount {
   readonly name: string;
   /** Base URL without a trailing slash. */
   readonly url: string;
   readonly email: string;
   readonly apiKey: Secret;
-  readonly databases: readonly string[];
+  /** The database IDs to poll; undefined: every database the listing gives (discovery). */
+  readonly databases: readonly string[] | undefined;
+  /** Database names to keep when discovering (regexes, matched whole); empty: all. */
+  readonly include: readonly string[];
+  /** Database names to drop when discovering (regexes, matched whole). */
+  readonly exclude: readonly string[];
   readonly schedule: Schedule;
+  readonly sources: readonly ManagementSourceName[];
 }
 
 /** How we call Upstash. */
@@ -51,6 +60,7 @@ export interface HttpSettings {
 export interface Limits {
   readonly maxFlowControlKeys: number;
   readonly maxUrlGroups: number;
+  readonly maxCommandsPerDatabase: number;
 }
 
 /** The validated configuration the whole program runs on. */
@@ -78,6 +88,6 @@ export const DEFAULTS = {
   qstashInterval: '30s',
   managementInterval: '60s',
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
-  limits: { maxFlowControlKeys: 1000, maxUrlGroups: 1000 },
+  limits: { maxFlowControlKeys: 1000, maxUrlGroups: 1000, maxCommandsPerDatabase: 100 },
   envAccount: 'default',
 } as const;

@@ -1,9 +1,10 @@
 import { Secret } from '../config/secret.js';
 import { scheduleFromInterval, type Schedule } from '../config/schedule.js';
 import { DEFAULTS, type Config } from '../config/types.js';
-import { DEMO_API_KEY, DEMO_DATABASES, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from './simulator.js';
+import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from './simulator.js';
 
-/** The configuration of `--demo`: one QStash and one management account on the simulator at `url`. */
+/** The configuration of `--demo`: one QStash and one management account on the simulator at `url`,
+ * the databases discovered from its listing. */
 export function demoConfig(
   url: string,
   base: Pick<Config, 'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'sharding'>,
@@ -30,8 +31,11 @@ export function demoConfig(
         url,
         email: DEMO_EMAIL,
         apiKey: new Secret(DEMO_API_KEY),
-        databases: DEMO_DATABASES,
+        databases: undefined,
+        include: [],
+        exclude: [],
         schedule: statsSchedule,
+        sources: ['databases', 'redis_stats'],
       },
     ],
     origin: 'demo (embedded simulator)',

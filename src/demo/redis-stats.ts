@@ -2,11 +2,10 @@ import { jsonAnswer } from './answer.js';
 import type { Answer } from './answer.js';
 import { BodyCache, defineEndpoint } from './endpoint.js';
 import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
+import { DatabaseFleet, type SimulatedDatabase } from './databases.js';
 import { formatGoTime } from './go-time.js';
 import { between, hashString, mix, noise, round, TAU } from './noise.js';
 
-/** Database IDs the simulator serves statistics for by default. */
-export const DEMO_DATABASES: readonly string[] = ['db-demo-cache', 'db-demo-sessions', 'db-demo-events'];
 /** Databases whose produce/consume series carry values; every other one has them null, as most do. */
 export const DEMO_STREAMING_DATABASES: readonly string[] = ['db-demo-events'];
 /** Spacing of the points of the ten-second stats series. */
@@ -14,7 +13,7 @@ export const STATS_STEP_MS = 10_000;
 
 /** Options of the simulated `GET /v2/redis/stats/{id}`. */
 export interface RedisStatsOptions {
-  /** Database IDs that exist; default {@link DEMO_DATABASES}. */
+  /** Database IDs that exist; default the demo fleet of the database listing. */
   databases?: readonly string[];
   /** Points per ten-second stats series; default 60, like the real API. */
   pointsPerSeries?: number;
@@ -35,9 +34,21 @@ interface DatabaseProfile {
   dailyDollars: number;
   /** Whether the produce/consume series carry values (null for most databases). */
   streams: boolean;
+  /** Request and disk limits the figures stay just below (a free database near its limits). */
+  nearLimits: { requests: number; disk: number } | undefined;
+  /**
+   * Whether one field has the wrong type (a plain 0 where the `dailyproduce` series belongs), as after
+   * an API change: the exporter skips it alone and counts it in upstash_exporter_fields_rejected_total.
+   */
+  changedField: boolean;
 }
 
-function databaseProfile(seed: number, databaseId: string, origin: number): DatabaseProfile {
+function databaseProfile(
+  seed: number,
+  databaseId: string,
+  origin: number,
+  listed: SimulatedDatabase | undefined,
+): DatabaseProfile {
   const id = mix(seed ^ hashString(databaseId));
   const u = (salt: number): number => noise(id, 0x0db, salt);
   return {
@@ -46,7 +57,11 @@ function databaseProfile(seed: number, databaseId: string, origin: number): Data
     connections: Math.round(between(u(1), 2, 40)),
     keys: Math.round(between(u(2), 5_000, 400_000)),
     keysPerHour: between(u(3), 720, 7_200),
-    ops: between(u(4), 5, 150),
+    // A free database near its monthly request limit runs at about that limit spread over a month.
+    ops:
+      listed?.nearLimits === true && listed.requestLimit !== undefined
+        ? listed.requestLimit / (86_400 * 31)
+        : between(u(4), 5, 150),
     readFraction: between(u(5), 0.6, 0.9),
     hitRatio: between(u(6), 0.9, 0.99),
     latencyMs: between(u(7), 0.2, 1.2),
@@ -54,6 +69,11 @@ function databaseProfile(seed: number, databaseId: string, origin: number): Data
     bytesPerRequest: between(u(9), 200, 800),
     dailyDollars: between(u(10), 0.1, 0.5),
     streams: DEMO_STREAMING_DATABASES.includes(databaseId),
+    changedField: listed?.state === 'suspended',
+    nearLimits:
+      listed?.nearLimits === true && listed.requestLimit !== undefined
+        ? { requests: listed.requestLimit, disk: listed.diskLimit }
+        : undefined,
   };
 }
 
@@ -73,13 +93,20 @@ interface Point {
 }
 
 const DAY_MS = 86_400_000;
+/** Commands counted in `command_counts`, most used first. */
+const COMMANDS = ['GET', 'SET', 'EXPIRE', 'DEL', 'HGET', 'HSET', 'INCR', 'EXISTS'];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /**
  * Stats body of a database at time t. Two quirks of the real API are kept on purpose: the newest
  * `keyspace` point is first in its array, and the newest `throughput` point has `"y": null`.
  */
-function generateStats(p: DatabaseProfile, t: number, points: number): Record<string, unknown> {
+function generateStats(
+  p: DatabaseProfile,
+  t: number,
+  points: number,
+  padMonth: boolean,
+): Record<string, unknown> {
   const newestBucket = Math.floor((t - 1000) / STATS_STEP_MS);
   const buckets = Array.from({ length: points }, (_, k) => newestBucket - (points - 1 - k));
   const xs = buckets.map((b) => formatGoTime(b * STATS_STEP_MS, fractionFor(p.id, b)));
@@ -90,7 +117,10 @@ function generateStats(p: DatabaseProfile, t: number, points: number): Record<st
 
   const throughputAt = (tk: number, u: number): number => p.ops * (1 + 0.35 * wave(tk, 23) + 0.2 * (u - 0.5));
   const keysAt = (tk: number): number =>
-    Math.max(0, Math.round(p.keys + (p.keysPerHour * (tk - p.origin)) / 3_600_000));
+    p.nearLimits === undefined
+      ? Math.max(0, Math.round(p.keys + (p.keysPerHour * (tk - p.origin)) / 3_600_000))
+      : // Near its disk limit: some 90 %, breathing by a few per cent.
+        Math.round(((0.9 + 0.03 * wave(tk, 7)) * p.nearLimits.disk) / p.bytesPerKey);
   const latencyAt = (tk: number, u: number): number =>
     p.latencyMs * (1 + 0.3 * wave(tk, 31) + 0.2 * (u - 0.5));
   const p99 = (mean: number): number => round(Math.min(8, Math.max(1, mean * 4.5)), 3);
@@ -103,14 +133,25 @@ function generateStats(p: DatabaseProfile, t: number, points: number): Record<st
   if (newestThroughput) newestThroughput.y = null;
 
   const today = Math.floor(t / DAY_MS);
-  const dayNumbers = Array.from({ length: 7 }, (_, k) => today - 6 + k);
+  // Upstash pads the daily arrays with the rest of the month, dated in the future, valued 0. Not when
+  // frozen: a frozen clock is in the past of the exporter's, for which those days would not be future.
+  const monthEnd = Math.floor(
+    Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 1, 1) / DAY_MS,
+  );
+  const padding = padMonth ? monthEnd - today - 1 : 0;
+  const dayNumbers = Array.from({ length: 7 + padding }, (_, k) => today - 6 + k);
   const daily = (salt: number, f: (u: number) => number): Point[] =>
-    dayNumbers.map((d) => ({ x: formatGoTime(d * DAY_MS), y: f(noise(p.id, d, salt)) }));
+    dayNumbers.map((d) => ({ x: formatGoTime(d * DAY_MS), y: d > today ? 0 : f(noise(p.id, d, salt)) }));
   const requestsOn = (u: number): number => Math.round(p.ops * 86_400 * (0.7 + 0.6 * u));
   const dailyrequests = daily(20, requestsOn);
   const bandwidths = daily(20, (u) => Math.round(requestsOn(u) * p.bytesPerRequest));
   const dayOfMonth = new Date(t).getUTCDate();
-  const monthlyRequests = Math.round(p.ops * 86_400 * dayOfMonth);
+  const monthlyRequests =
+    p.nearLimits === undefined
+      ? Math.round(p.ops * 86_400 * dayOfMonth)
+      : Math.round(p.nearLimits.requests * (0.88 + 0.04 * wave(t, 11)));
+  const todayRequests = dailyrequests.find((point) => point.x === formatGoTime(today * DAY_MS))?.y ?? 0;
+  const todayReads = Math.round(todayRequests * p.readFraction);
   const monthlyReads = Math.round(monthlyRequests * p.readFraction);
 
   return {
@@ -121,6 +162,7 @@ function generateStats(p: DatabaseProfile, t: number, points: number): Record<st
     consume_throughput: p.streams ? series(41, (tk, u) => round(throughputAt(tk, u) * 0.1 * u, 2)) : null,
     diskusage: series(4, (tk) => Math.round(keysAt(tk) * p.bytesPerKey)),
     latencymean: series(5, (tk, u) => round(latencyAt(tk, u), 3)),
+    latency_99: series(5, (tk, u) => p99(latencyAt(tk, u))),
     read_latency_mean: series(5, (tk, u) => round(latencyAt(tk, u) * 0.85, 3)),
     read_latency_99: series(5, (tk, u) => p99(latencyAt(tk, u) * 0.85)),
     write_latency_mean: series(5, (tk, u) => round(latencyAt(tk, u) * 1.25, 3)),
@@ -132,9 +174,12 @@ function generateStats(p: DatabaseProfile, t: number, points: number): Record<st
     dailyrequests,
     dailybilling: daily(21, (u) => round(p.dailyDollars * (0.7 + 0.6 * u), 4)),
     bandwidths,
-    dailyproduce: p.streams ? daily(42, (u) => Math.round(requestsOn(u) * 0.05)) : null,
+    dailyproduce: p.changedField ? 0 : p.streams ? daily(42, (u) => Math.round(requestsOn(u) * 0.05)) : null,
     dailyconsume: p.streams ? daily(43, (u) => Math.round(requestsOn(u) * 0.05)) : null,
     days: dayNumbers.map((d) => WEEKDAYS[(d + 4) % 7] ?? ''),
+    daily_net_commands: todayRequests,
+    daily_read_requests: todayReads,
+    daily_write_requests: todayRequests - todayReads,
     dailybandwidth: bandwidths.at(-1)?.y ?? 0,
     total_monthly_requests: monthlyRequests,
     total_monthly_read_requests: monthlyReads,
@@ -144,7 +189,10 @@ function generateStats(p: DatabaseProfile, t: number, points: number): Record<st
     total_monthly_produce: 0,
     total_monthly_consume: 0,
     total_monthly_bandwidth: Math.round(monthlyRequests * p.bytesPerRequest),
-    command_counts: ['GET', 'SET', 'EXPIRE'].map((command, c) => ({
+    total_monthly_script_requests: Math.round(monthlyRequests * 0.01),
+    current_storage: Math.round(keysAt(t) * p.bytesPerKey),
+    queue_optimized: false,
+    command_counts: COMMANDS.map((command, c) => ({
       metric_identifier: command,
       data_points: series(30 + c, (tk, u) => Math.round(throughputAt(tk, u) * (0.5 / (c + 1)) * 10)).slice(
         -3,
@@ -160,34 +208,36 @@ export class RedisStats implements Endpoint {
   readonly #points: number;
   readonly #profiles = new Map<string, DatabaseProfile>();
   readonly #bodies: BodyCache;
-  #databases: ReadonlySet<string>;
+  readonly #fleet: DatabaseFleet;
 
   constructor(ctx: EndpointContext, options: RedisStatsOptions) {
     this.#ctx = ctx;
     this.#points = Math.max(1, options.pointsPerSeries ?? 60);
-    this.#databases = new Set(options.databases ?? DEMO_DATABASES);
+    // The same fleet as the listing's, made from the same inputs: both agree on who exists when.
+    this.#fleet = new DatabaseFleet(ctx, options.databases);
     this.#bodies = new BodyCache(ctx.frozen);
   }
 
   /** Replace the set of database IDs that exist (others answer 404). */
   setDatabases(ids: readonly string[]): void {
-    this.#databases = new Set(ids);
+    this.#fleet.set(ids);
     this.#bodies.clear();
   }
 
   /** The database's statistics now, or 404 for a database that does not exist. */
   answer(params: RouteParams): Answer {
     const { databaseId } = params;
-    if (databaseId === undefined || !this.#databases.has(databaseId)) {
+    const listed = databaseId === undefined ? undefined : this.#fleet.find(databaseId);
+    if (databaseId === undefined || listed === undefined) {
       return jsonAnswer(404, { error: 'database not found' });
     }
     const body = this.#bodies.get(databaseId, () => {
       let profile = this.#profiles.get(databaseId);
       if (!profile) {
-        profile = databaseProfile(this.#ctx.seed, databaseId, this.#ctx.origin);
+        profile = databaseProfile(this.#ctx.seed, databaseId, this.#ctx.origin, listed);
         this.#profiles.set(databaseId, profile);
       }
-      return generateStats(profile, this.#ctx.now(), this.#points);
+      return generateStats(profile, this.#ctx.now(), this.#points, !this.#ctx.frozen);
     });
     return { status: 200, body };
   }

@@ -1,9 +1,15 @@
+import { databasesEndpoint } from './databases.js';
 import { flowControlEndpoint } from './flow-control.js';
 import { redisStatsEndpoint } from './redis-stats.js';
 import { urlGroupsEndpoint } from './url-groups.js';
 
 /** Every simulated endpoint, in the order paths are matched. Adding an endpoint: its module and a line here. */
-export const ENDPOINTS = [flowControlEndpoint, urlGroupsEndpoint, redisStatsEndpoint] as const;
+export const ENDPOINTS = [
+  flowControlEndpoint,
+  urlGroupsEndpoint,
+  redisStatsEndpoint,
+  databasesEndpoint,
+] as const;
 
 /** The Upstash operations the simulator serves. */
 export type Route = (typeof ENDPOINTS)[number]['name'];

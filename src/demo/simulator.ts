@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EndpointContext } from './endpoint.js';
 import { FaultTable } from './faults.js';
 import type { Fault } from './faults.js';
+import type { DatabasesOptions } from './databases.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 import type { RedisStatsOptions } from './redis-stats.js';
 import { ENDPOINTS, ROUTES } from './routes.js';
@@ -14,7 +15,16 @@ export type { Fault } from './faults.js';
 export { DEMO_ODD_FLOW_CONTROL_KEY } from './flow-control.js';
 export type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 export { formatGoTime } from './go-time.js';
-export { DEMO_DATABASES, DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
+export {
+  DEMO_CREATED_DATABASE,
+  DEMO_DATABASES,
+  DEMO_DELETED_DATABASE,
+  DEMO_FREE_DATABASE,
+  DEMO_SUSPENDED_DATABASE,
+  FLEET_CHANGE_MS,
+  NO_LIMIT,
+} from './databases.js';
+export { DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
 export type { RedisStatsOptions } from './redis-stats.js';
 export { ROUTES } from './routes.js';
 export type { Route } from './routes.js';
@@ -29,7 +39,8 @@ export const DEMO_EMAIL = 'demo@example.com';
 export const DEMO_API_KEY = 'demo-management-api-key';
 
 /** Options of {@link startSimulator}; every field has a demo-friendly default. */
-export interface SimulatorOptions extends FlowControlOptions, UrlGroupsOptions, RedisStatsOptions {
+export interface SimulatorOptions
+  extends FlowControlOptions, UrlGroupsOptions, RedisStatsOptions, DatabasesOptions {
   /** Listen address; default `127.0.0.1`. */
   host?: string;
   /** Listen port; default 0 (ephemeral). */
@@ -70,7 +81,7 @@ export interface Simulator {
   setUrlGroups(groups: readonly UrlGroup[] | null): void;
   /** Make a key's wait list grow steadily from its current size (added if absent); `null` stops it. */
   setWaitListGrowth(key: string, perMinute: number | null): void;
-  /** Replace the set of database IDs that exist (others answer 404). */
+  /** Replace the set of database IDs that exist (others answer 404; the listing lists exactly these). */
   setDatabases(ids: readonly string[]): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;
@@ -132,6 +143,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setDatabases: (ids) => {
       endpoints.redis_stats.setDatabases(ids);
+      endpoints.databases.setDatabases(ids);
     },
     stop: () => server.stop(),
     async restart() {

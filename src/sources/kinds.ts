@@ -1,11 +1,12 @@
 import type { DataMetric } from '../metrics/catalogue.js';
+import { databases } from './databases.js';
 import { flowControl } from './flow-control.js';
 import { redisStats } from './redis-stats.js';
 import type { SourceKind } from './source.js';
 import { urlGroups } from './url-groups.js';
 
 /** Every kind of source, in the order their families are exposed. Adding a source: one line here. */
-export const SOURCE_KINDS = [flowControl, urlGroups, redisStats] as const;
+export const SOURCE_KINDS = [flowControl, urlGroups, databases, redisStats] as const;
 
 /** The name of a source kind: the `source` label and the name under `sources:` in the config. */
 export type SourceName = (typeof SOURCE_KINDS)[number]['name'];

@@ -1,5 +1,5 @@
 import { gauge, type DataMetric } from '../metrics/catalogue.js';
-import { sample, type Sample } from '../metrics/sample.js';
+import { keepLargest, sample, type Sample } from '../metrics/sample.js';
 import {
   NUMBER_FIELDS,
   SERIES_FIELDS,
@@ -41,6 +41,11 @@ const STATS_METRICS: Record<StatsField, DataMetric> = {
   latencymean: gauge(
     'upstash_redis_latency_mean_seconds',
     `Mean service time of commands (seconds). ${POLLED_STATS}`,
+    MS,
+  ),
+  latency_99: gauge(
+    'upstash_redis_latency_p99_seconds',
+    `99th percentile service time of commands (seconds). ${POLLED_STATS}`,
     MS,
   ),
   read_latency_mean: gauge(
@@ -112,14 +117,47 @@ const STATS_METRICS: Record<StatsField, DataMetric> = {
     'upstash_redis_monthly_consume',
     `Consume this month, as reported by Upstash (unit not stated by Upstash). ${POLLED_MANAGEMENT}`,
   ),
+  daily_net_commands: gauge(
+    'upstash_redis_daily_commands',
+    `Commands run today (count). ${POLLED_MANAGEMENT}`,
+  ),
+  daily_read_requests: gauge(
+    'upstash_redis_daily_read_requests',
+    `Read requests today (count). ${POLLED_MANAGEMENT}`,
+  ),
+  daily_write_requests: gauge(
+    'upstash_redis_daily_write_requests',
+    `Write requests today (count). ${POLLED_MANAGEMENT}`,
+  ),
+  total_monthly_bandwidth: gauge(
+    'upstash_redis_monthly_bandwidth_bytes',
+    `Bandwidth used this month (bytes). ${POLLED_MANAGEMENT}`,
+  ),
+  total_monthly_script_requests: gauge(
+    'upstash_redis_monthly_script_requests',
+    `Script requests this month (count). ${POLLED_MANAGEMENT}`,
+  ),
+  current_storage: gauge(
+    'upstash_redis_storage_bytes',
+    `Storage the database uses now (bytes). ${POLLED_MANAGEMENT}`,
+  ),
 };
+const COMMANDS = gauge(
+  'upstash_redis_commands',
+  `Latest count of one command, as reported by Upstash (at most max_commands_per_database per database, largest first). ${POLLED_STATS}`,
+);
 const STATS_SAMPLE_TIMESTAMP = gauge(
   'upstash_redis_stats_sample_timestamp_seconds',
   `Time of the newest point among the database's stats series (Unix time in seconds). ${POLLED_STATS}`,
 );
 
-/** The samples of one database's stats, converted to base units. */
-export function redisStatsSamples(account: string, databaseId: string, stats: RedisStats): Sample[] {
+/** The samples of one database's stats, converted to base units; at most `maxCommands` commands. */
+export function redisStatsSamples(
+  account: string,
+  databaseId: string,
+  stats: RedisStats,
+  maxCommands = Number.POSITIVE_INFINITY,
+): Sample[] {
   const labels = [
     ['account', account],
     ['database_id', databaseId],
@@ -129,6 +167,14 @@ export function redisStatsSamples(account: string, databaseId: string, stats: Re
     const value = stats.values[field];
     if (value !== undefined) samples.push(sample(STATS_METRICS[field], labels, value));
   }
+  const commands = keepLargest(
+    [...stats.commands],
+    maxCommands,
+    ([, count]) => count,
+    ([command]) => command,
+  );
+  for (const [command, count] of commands)
+    samples.push(sample(COMMANDS, [...labels, ['command', command]], count));
   if (stats.sampleTimestampMs !== undefined) {
     samples.push(sample(STATS_SAMPLE_TIMESTAMP, labels, stats.sampleTimestampMs / 1000));
   }
@@ -140,9 +186,12 @@ export const redisStats: SourceKind<'redis_stats'> = {
   name: 'redis_stats',
   api: 'management',
   per: 'database',
-  metrics: [...Object.values(STATS_METRICS), STATS_SAMPLE_TIMESTAMP],
-  async poll({ client, account, unit, signal, deadline }) {
+  metrics: [...Object.values(STATS_METRICS), COMMANDS, STATS_SAMPLE_TIMESTAMP],
+  async poll({ client, account, unit, limits, signal, deadline }) {
     const stats = await fetchRedisStats(client, { ...account, databaseId: unit, signal, deadline });
-    return { samples: redisStatsSamples(account.name, unit, stats) };
+    return {
+      samples: redisStatsSamples(account.name, unit, stats, limits.maxCommandsPerDatabase),
+      ...(stats.rejected.length > 0 && { rejectedFields: stats.rejected }),
+    };
   },
 };

@@ -15,6 +15,18 @@ export interface SourceAccount {
 export interface SourceLimits {
   readonly maxFlowControlKeys: number;
   readonly maxUrlGroups: number;
+  readonly maxCommandsPerDatabase: number;
+}
+
+/**
+ * Which of a listing's databases an entry polls: its explicit `databases` list, or the names its
+ * `include`/`exclude` regexes (anchored at both ends) let through.
+ */
+export interface DatabaseSelection {
+  /** The configured IDs; when set, exactly these are polled and the regexes are empty. */
+  readonly ids: readonly string[] | undefined;
+  readonly include: readonly RegExp[];
+  readonly exclude: readonly RegExp[];
 }
 
 /** Everything one poll of one unit may use. */
@@ -24,6 +36,8 @@ export interface PollRequest {
   /** The unit polled: '' for a source polled once per account, else its ID (a database ID). */
   readonly unit: string;
   readonly limits: SourceLimits;
+  /** The databases the entry polls (listing sources only need it); every one when absent. */
+  readonly databases?: DatabaseSelection;
   /** Aborts the poll (shutdown, or the unit went away). */
   readonly signal: AbortSignal;
   /** Unix ms by which the poll should be over: the unit's next tick. */

@@ -3,6 +3,7 @@ import { sourceKind, type SourceName } from './kinds.js';
 import { ownsUnit, type Shard } from './shards.js';
 import {
   UNIT_KINDS,
+  type DatabaseSelection,
   type SourceAccount,
   type SourceKind,
   type SourceLimits,
@@ -24,6 +25,8 @@ export interface SourceEntry {
    * listing source of the entry says which there are (they join and leave as it polls).
    */
   readonly units: Readonly<Record<PerIdUnit, readonly string[] | 'discovered'>>;
+  /** Which listed databases the entry polls (management entries); all when absent. */
+  readonly databases?: DatabaseSelection;
 }
 
 /** The labels of a unit's health series; a unit label that does not apply is empty. */
@@ -96,7 +99,14 @@ function sourceUnit(entry: SourceEntry, kind: SourceKind, id: string, deps: Unit
     labels: unitLabel === undefined ? labels : { ...labels, [unitLabel]: id },
     ...(kind.per !== 'account' && { family: `${kind.name}/${account.name}` }),
     poll: async ({ signal, deadline }) => {
-      const result = await kind.poll({ ...deps, account, unit: id, signal, deadline });
+      const result = await kind.poll({
+        ...deps,
+        account,
+        unit: id,
+        signal,
+        deadline,
+        ...(entry.databases !== undefined && { databases: entry.databases }),
+      });
       if (result.discovered !== undefined) discovered(entry, result.discovered, deps);
       return result;
     },

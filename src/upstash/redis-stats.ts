@@ -1,8 +1,6 @@
-import { z } from 'zod';
 import { pathSegment, type Target, type UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
 import { parseGoTime, parseGoTimeNs } from './go-time.js';
-import { describeIssues } from './schema.js';
 
 /** Stats fields that are time series of `{x, y}` points; we keep the latest point of each. */
 export const SERIES_FIELDS = [
@@ -17,6 +15,7 @@ export const SERIES_FIELDS = [
   'consume_throughput',
   'diskusage',
   'latencymean',
+  'latency_99',
   'read_latency_mean',
   'read_latency_99',
   'write_latency_mean',
@@ -38,6 +37,12 @@ export const NUMBER_FIELDS = [
   'total_monthly_billing',
   'total_monthly_produce',
   'total_monthly_consume',
+  'daily_net_commands',
+  'daily_read_requests',
+  'daily_write_requests',
+  'total_monthly_bandwidth',
+  'total_monthly_script_requests',
+  'current_storage',
 ] as const;
 
 export type SeriesField = (typeof SERIES_FIELDS)[number];
@@ -47,56 +52,133 @@ export type StatsField = SeriesField | NumberField;
 /** One database's figures: the latest value of each series, the plain numbers, and the newest point's time. */
 export interface RedisStats {
   readonly values: Partial<Record<StatsField, number>>;
+  /** Latest count of each command in `command_counts`, by `metric_identifier`. */
+  readonly commands: ReadonlyMap<string, number>;
   /** Unix ms of the newest usable point among the series; undefined when no series had one. */
   readonly sampleTimestampMs: number | undefined;
+  /** Known fields skipped alone for their wrong type (Upstash's names). */
+  readonly rejected: readonly string[];
 }
 
-const point = z.object({ x: z.string(), y: z.number().nullable() });
-const series = z.array(point).nullable().optional();
-const plain = z.number().nullable().optional();
-const body = z.object({
-  ...Object.fromEntries(SERIES_FIELDS.map((field) => [field, series])),
-  ...Object.fromEntries(NUMBER_FIELDS.map((field) => [field, plain])),
-} as Record<SeriesField, typeof series> & Record<NumberField, typeof plain>);
+/** Points dated further than this after our clock are skipped: Upstash pads daily arrays with the month. */
+export const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
+/** The field that carries per-command series. */
+export const COMMAND_COUNTS = 'command_counts';
+
+interface Latest {
+  readonly at: bigint;
+  readonly x: string;
+  readonly y: number;
+}
+
+/** Why a field is rejected: its value, or one of its points, has the wrong type. */
+class RejectedField extends Error {}
 
 /**
- * Parses a stats body. The latest point is the one with the greatest `x`, not the last in the
- * array; points with a null `y` are skipped; an unparseable `x` makes the whole body invalid.
+ * Parses a stats body. A body that is not a JSON object is invalid; a known field of the wrong type
+ * (or a series with one malformed point) is skipped alone and named in `rejected`. The latest point
+ * is the one with the greatest `x`, not the last in the array; points with a null `y`, and points
+ * dated more than {@link FUTURE_TOLERANCE_MS} after `nowMs`, are skipped.
  */
-export function parseRedisStats(json: unknown, url = 'stats'): RedisStats {
-  const parsed = body.safeParse(json);
-  if (!parsed.success) throw new InvalidResponseError('GET', url, describeIssues(parsed.error));
-  const data = parsed.data as Record<StatsField, unknown>;
+export function parseRedisStats(json: unknown, url = 'stats', nowMs = Date.now()): RedisStats {
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new InvalidResponseError('GET', url, 'wrong shape at top level: expected an object');
+  const data = json as Record<string, unknown>;
   const values: Partial<Record<StatsField, number>> = {};
+  const commands = new Map<string, number>();
+  const rejected: string[] = [];
   // Compared in exact nanoseconds: points can be closer together than a double of Unix ms resolves.
-  let newest: { at: bigint; x: string } | undefined;
+  let newest: Latest | undefined;
+  const horizon = BigInt(Math.floor(nowMs + FUTURE_TOLERANCE_MS)) * 1_000_000n;
   // The series share their timestamps (60 of them across some 900 points): parse each one once.
   const times = new Map<string, bigint>();
-  for (const field of SERIES_FIELDS) {
-    const points = data[field] as z.output<typeof series>;
-    if (points === null || points === undefined) continue;
-    let latest: { at: bigint; x: string; y: number } | undefined;
-    for (const [index, p] of points.entries()) {
+  const latestOf = (points: unknown): Latest | undefined => {
+    if (!Array.isArray(points)) throw new RejectedField();
+    let latest: Latest | undefined;
+    for (const p of points as unknown[]) {
+      if (typeof p !== 'object' || p === null) throw new RejectedField();
+      const { x, y } = p as { x?: unknown; y?: unknown };
       // A point without a value is skipped whatever its time says.
-      if (p.y === null) continue;
-      let at = times.get(p.x);
+      if (y === null) continue;
+      if (typeof x !== 'string' || typeof y !== 'number' || !Number.isFinite(y)) throw new RejectedField();
+      let at = times.get(x);
       if (at === undefined) {
-        at = parseGoTimeNs(p.x);
-        if (at === undefined)
-          throw new InvalidResponseError('GET', url, `${field}[${index}].x is not a Go time`);
-        times.set(p.x, at);
+        at = parseGoTimeNs(x);
+        if (at === undefined) throw new RejectedField();
+        times.set(x, at);
       }
-      if (latest === undefined || at > latest.at) latest = { at, x: p.x, y: p.y };
+      if (at > horizon) continue;
+      if (latest === undefined || at > latest.at) latest = { at, x, y };
     }
-    if (latest === undefined) continue;
-    values[field] = latest.y;
+    return latest;
+  };
+  const seen = (latest: Latest): void => {
     if (newest === undefined || latest.at > newest.at) newest = latest;
+  };
+  const newestX = (): number | undefined => (newest === undefined ? undefined : parseGoTime(newest.x));
+  const tolerant = (field: string, read: () => void): void => {
+    try {
+      read();
+    } catch (error) {
+      if (!(error instanceof RejectedField)) throw error;
+      rejected.push(field);
+    }
+  };
+
+  for (const field of SERIES_FIELDS) {
+    const points = data[field];
+    if (points === null || points === undefined) continue;
+    tolerant(field, () => {
+      const latest = latestOf(points);
+      if (latest === undefined) return;
+      values[field] = latest.y;
+      seen(latest);
+    });
   }
   for (const field of NUMBER_FIELDS) {
-    const value = data[field] as z.output<typeof plain>;
-    if (value !== null && value !== undefined) values[field] = value;
+    const value = data[field];
+    if (value === null || value === undefined) continue;
+    if (typeof value === 'number' && Number.isFinite(value)) values[field] = value;
+    else rejected.push(field);
   }
-  return { values, sampleTimestampMs: newest === undefined ? undefined : parseGoTime(newest.x) };
+  const counts = data[COMMAND_COUNTS];
+  if (counts !== null && counts !== undefined) {
+    tolerant(COMMAND_COUNTS, () => {
+      // Read whole before anything is kept: a malformed entry rejects every command.
+      const latest = commandCounts(counts, latestOf);
+      for (const [command, point] of latest) {
+        commands.set(command, point.y);
+        seen(point);
+      }
+    });
+  }
+  return {
+    values,
+    commands,
+    sampleTimestampMs: newestX(),
+    rejected,
+  };
+}
+
+/** The latest point of each command of `command_counts`; a malformed entry rejects the whole field. */
+function commandCounts(
+  counts: unknown,
+  latestOf: (points: unknown) => Latest | undefined,
+): Map<string, Latest> {
+  if (!Array.isArray(counts)) throw new RejectedField();
+  const out = new Map<string, Latest>();
+  const named = new Set<string>();
+  for (const entry of counts as unknown[]) {
+    if (typeof entry !== 'object' || entry === null) throw new RejectedField();
+    const { metric_identifier: command, data_points: points } = entry as Record<string, unknown>;
+    // A repeated command would be two values under one label set.
+    if (typeof command !== 'string' || command === '' || named.has(command)) throw new RejectedField();
+    named.add(command);
+    const latest = points === null || points === undefined ? undefined : latestOf(points);
+    if (latest !== undefined) out.set(command, latest);
+  }
+  return out;
 }
 
 /** Where and how to call the management API for one database. */

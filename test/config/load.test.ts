@@ -133,7 +133,11 @@ describe('env-only mode', () => {
       concurrency: 4,
       maxBodyBytes: 8 * 1024 * 1024,
     });
-    expect(config.limits).toEqual({ maxFlowControlKeys: 1000, maxUrlGroups: 1000 });
+    expect(config.limits).toEqual({
+      maxFlowControlKeys: 1000,
+      maxUrlGroups: 1000,
+      maxCommandsPerDatabase: 100,
+    });
   });
 
   test.each([
@@ -211,14 +215,17 @@ describe('env-only mode', () => {
     expect(none.message).toMatch(/^no source configured/);
   });
 
-  test('management credentials without databases: the error says how to list them', () => {
-    const error = configError(() =>
-      fromEnv({ QSTASH_TOKEN: 'tok', UPSTASH_EMAIL: 'ops@example.com', UPSTASH_API_KEY: 'key' }),
-    );
-    expect(error.problems).toHaveLength(1);
-    expect(error.problems[0]!.path).toBe('UPSTASH_REDIS_DATABASES');
-    expect(error.problems[0]!.message).toMatch(/comma-separated list of database IDs/);
-    expect(error.problems[0]!.message).toContain('UPSTASH_REDIS_DATABASES=');
+  // Changed with contract 6.2: management credentials alone used to be an error naming
+  // UPSTASH_REDIS_DATABASES; now they discover every database of the account.
+  test('management credentials without databases discover every database', () => {
+    const config = fromEnv({ UPSTASH_EMAIL: 'ops@example.com', UPSTASH_API_KEY: 'key' });
+    expect(config.management[0]).toMatchObject({
+      name: 'default',
+      databases: undefined,
+      include: [],
+      exclude: [],
+      sources: ['databases', 'redis_stats'],
+    });
   });
 
   test('partial management settings name each missing variable', () => {
@@ -237,13 +244,7 @@ describe('env-only mode', () => {
     const error = configError(() => fromEnv({ PATH: '/usr/bin' }));
     expect(error.problems).toHaveLength(1);
     expect(error.message).toMatch(/^no source configured/);
-    for (const hint of [
-      'QSTASH_TOKEN',
-      'UPSTASH_EMAIL',
-      'UPSTASH_API_KEY',
-      'UPSTASH_REDIS_DATABASES',
-      '--config',
-    ]) {
+    for (const hint of ['QSTASH_TOKEN', 'UPSTASH_EMAIL', 'UPSTASH_API_KEY', '--config']) {
       expect(error.message).toContain(hint);
     }
   });
@@ -315,7 +316,7 @@ management:
       concurrency: 8,
       maxBodyBytes: 8 * 1024 * 1024,
     });
-    expect(config.limits).toEqual({ maxFlowControlKeys: 50, maxUrlGroups: 20 });
+    expect(config.limits).toEqual({ maxFlowControlKeys: 50, maxUrlGroups: 20, maxCommandsPerDatabase: 100 });
 
     const [eu, us] = config.qstash;
     expect(eu!.name).toBe('eu');
@@ -349,7 +350,11 @@ management:
       concurrency: 4,
       maxBodyBytes: 8 * 1024 * 1024,
     });
-    expect(config.limits).toEqual({ maxFlowControlKeys: 1000, maxUrlGroups: 1000 });
+    expect(config.limits).toEqual({
+      maxFlowControlKeys: 1000,
+      maxUrlGroups: 1000,
+      maxCommandsPerDatabase: 100,
+    });
     expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
     expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
     expect(config.management[0]!.schedule.intervalMs).toBe(60_000);
@@ -434,10 +439,7 @@ management:
 
   test('a missing required key is reported as required', () => {
     const error = configError(() => fromYaml('management:\n  - name: m\n    api_key: k\n'));
-    expect(lines(error)).toEqual([
-      'management[0].email: is required',
-      'management[0].databases: is required',
-    ]);
+    expect(lines(error)).toEqual(['management[0].email: is required']);
   });
 
   test.each([
@@ -842,5 +844,59 @@ describe('sharding and log format (contract sections 7 and 8)', () => {
     expect(lines(configError(() => load(MINIMAL, { logFormat: 'xml' })))).toEqual([
       '--log.format: must be one of json, text',
     ]);
+  });
+});
+
+describe('management discovery, filters, sources and the command cap', () => {
+  const entry = (extra: string): string =>
+    `management:\n  - name: m\n    email: e@x\n    api_key: k\n${extra}`;
+
+  test('without databases: discovery, with include/exclude and both sources by default', () => {
+    const config = fromYaml(
+      `limits:\n  max_commands_per_database: 7\n${entry('    include: ["prod-.*"]\n    exclude: [".*-scratch"]\n')}`,
+    );
+    expect(config.management[0]).toMatchObject({
+      databases: undefined,
+      include: ['prod-.*'],
+      exclude: ['.*-scratch'],
+      sources: ['databases', 'redis_stats'],
+    });
+    expect(config.limits.maxCommandsPerDatabase).toBe(7);
+  });
+
+  test('an invalid regex is an error naming it', () => {
+    const error = configError(() => fromYaml(entry('    include: ["ok", "(unclosed"]\n')));
+    expect(lines(error)).toEqual(['management[0].include[1]: is not a valid regular expression: (unclosed']);
+  });
+
+  test('include or exclude beside databases is an error', () => {
+    const error = configError(() =>
+      fromYaml(entry('    databases: [d]\n    include: [a]\n    exclude: [b]\n')),
+    );
+    expect(lines(error)).toEqual([
+      'management[0].include: cannot be combined with databases: it filters discovered databases only',
+      'management[0].exclude: cannot be combined with databases: it filters discovered databases only',
+    ]);
+  });
+
+  test('without databases and without the databases source: an error', () => {
+    const error = configError(() => fromYaml(entry('    sources: [redis_stats]\n')));
+    expect(lines(error)).toEqual([
+      'management[0].databases: is required when the databases source is not polled (it discovers the databases)',
+    ]);
+  });
+
+  test('explicit databases with redis_stats alone, and an unknown source', () => {
+    const config = fromYaml(entry('    databases: [d]\n    sources: [redis_stats]\n'));
+    expect(config.management[0]).toMatchObject({ databases: ['d'], sources: ['redis_stats'] });
+    const error = configError(() => fromYaml(entry('    sources: [databases, queues]\n')));
+    expect(lines(error)).toEqual(['management[0].sources[1]: must be one of databases, redis_stats']);
+  });
+
+  test('max_commands_per_database must be at least 1', () => {
+    const error = configError(() =>
+      fromYaml(`limits:\n  max_commands_per_database: 0\n${entry('    databases: [d]\n')}`),
+    );
+    expect(lines(error)).toEqual(['limits.max_commands_per_database: must be at least 1']);
   });
 });

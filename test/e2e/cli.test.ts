@@ -77,11 +77,16 @@ management:
     expect(result.stderr).toContain('no source configured: set QSTASH_TOKEN');
   });
 
-  it('exits 2 when management credentials come without databases', async () => {
-    const result = await runToExit([], { UPSTASH_EMAIL: 'ops@example.com', UPSTASH_API_KEY: 'k' });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('UPSTASH_REDIS_DATABASES: is required');
-    expect(result.stderr).not.toContain(': k\n');
+  // Changed with contract 6.2: management credentials without databases used to exit 2; they now
+  // discover every database, and --check-config says so.
+  it('management credentials without databases discover every database', async () => {
+    const result = await runToExit(['--check-config'], {
+      UPSTASH_EMAIL: 'ops@example.com',
+      UPSTASH_API_KEY: 'api-secret-xyz',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('sources databases, redis_stats, databases discovered (all)');
+    expect(result.stdout).not.toContain('api-secret-xyz');
   });
 
   it('--check-config prints a redacted summary and exits 0', async () => {

@@ -20,6 +20,8 @@ import {
 // Regenerate with: UPDATE_GOLDEN=1 npx vitest run test/e2e/exporter.test.ts
 const GOLDEN = fileURLToPath(new URL('../fixtures/e2e-output.txt', import.meta.url));
 const FROZEN_NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
+// Discovery before and after the account's databases change, filtered by include/exclude.
+const DISCOVERY_GOLDEN = fileURLToPath(new URL('../fixtures/e2e-discovery-output.txt', import.meta.url));
 
 /**
  * Our own lines of /metrics with the values that differ from run to run replaced by placeholders.
@@ -73,6 +75,13 @@ management:
     api_key_file: api-key.txt
     databases: [db-demo-cache, db-demo-events, db-missing]
     schedule: "0 0 0 1 1 *"
+  - name: discovered
+    url: ${sim.url}
+    email: ${DEMO_EMAIL}
+    api_key_file: api-key.txt
+    include: [".*-prod", "hobby-.*", "legacy-.*"]
+    exclude: ["sessions-.*"]
+    schedule: "0 0 0 1 1 *"
 `);
     writeFileSync(config.replace(/config\.yml$/, 'api-key.txt'), `  ${DEMO_API_KEY}\n`);
     exporter = await startExporter(['--config', config], { TEST_QSTASH_TOKEN: DEMO_QSTASH_TOKEN });
@@ -98,11 +107,16 @@ management:
   });
 
   it('calls Upstash only when polling, never when scraped', async () => {
-    const before = sim.requests('flow_control') + sim.requests('url_groups') + sim.requests('redis_stats');
+    const requests = (): number =>
+      sim.requests('flow_control') +
+      sim.requests('url_groups') +
+      sim.requests('databases') +
+      sim.requests('redis_stats');
+    const before = requests();
     await Promise.all(Array.from({ length: 5 }, async () => (await fetch(`${exporter.url}/metrics`)).text()));
-    const after = sim.requests('flow_control') + sim.requests('url_groups') + sim.requests('redis_stats');
-    expect(after).toBe(before);
-    expect(before).toBe(5);
+    expect(requests()).toBe(before);
+    // flow_control, url_groups, two listings, three configured stats and three discovered ones.
+    expect(before).toBe(10);
   });
 
   it('serves OpenMetrics when asked, with counters named by family and a final # EOF', async () => {
@@ -168,6 +182,8 @@ management:
     const everything = [exporter.stdout(), exporter.stderr(), ...pages].join('\n');
     expect(exporter.stdout()).toContain('"level":"debug"');
     for (const secret of [DEMO_QSTASH_TOKEN, DEMO_API_KEY, basic]) expect(everything).not.toContain(secret);
+    // The database listing's passwords and REST tokens (the simulator's all start so).
+    expect(everything).not.toContain('SIMULATED-');
   });
 
   it('sent the credentials to Upstash, with a User-Agent naming the exporter', () => {
@@ -176,5 +192,69 @@ management:
     expect(sim.lastHeaders('url_groups')?.['user-agent']).toMatch(/^upstash-exporter\/\d+\.\d+\.\d+/);
     expect(sim.lastPath('redis_stats')).toMatch(/^\/v2\/redis\/stats\//);
     expect(sim.lastPath('flow_control')).toBe('/v2/flowControl/');
+  });
+});
+
+/** The Redis data series and the health of the management sources: what discovery changes. */
+function discoverySeries(body: string): string {
+  return `${body
+    .split('\n')
+    .filter(
+      (line) =>
+        line.startsWith('upstash_redis_') || /^upstash_up\{source="(databases|redis_stats)"/.test(line),
+    )
+    .sort()
+    .join('\n')}\n`;
+}
+
+describe('discovery in the built exporter: databases appear, vanish and are filtered', () => {
+  let sim: Simulator;
+  let exporter: ExporterProcess;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ frozen: true, now: () => FROZEN_NOW });
+    const config = writeConfig(`
+management:
+  - name: main
+    url: ${sim.url}
+    email: ${DEMO_EMAIL}
+    api_key: \${TEST_API_KEY}
+    exclude: ["events-.*", "tmp-.*"]
+    schedule: "* * * * * *"
+`);
+    exporter = await startExporter(['--config', config], { TEST_API_KEY: DEMO_API_KEY });
+    await waitForStatus(`${exporter.url}/readyz`, 200);
+  });
+
+  afterAll(async () => {
+    await exporter.stop();
+    await sim.stop();
+  });
+
+  const scrapeUntil = async (done: (body: string) => boolean): Promise<string> => {
+    for (let i = 0; i < 100; i++) {
+      const body = await (await fetch(`${exporter.url}/metrics`)).text();
+      if (done(body)) return body;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('the exporter never showed the expected databases');
+  };
+
+  it('serves the discovered databases before and after a change as the golden file says', async () => {
+    const stats = (id: string): RegExp =>
+      new RegExp(`^upstash_redis_keys\\{account="main",database_id="${id}"\\}`, 'm');
+    const before = await scrapeUntil((body) => stats('db-demo-suspended').test(body));
+    // One database created, three deleted (sessions, suspended, tmp-scratch); events, still listed,
+    // stays filtered out.
+    sim.setDatabases(['db-demo-cache', 'db-demo-events', 'db-demo-free', 'db-demo-reports']);
+    const after = await scrapeUntil(
+      (body) => stats('db-demo-reports').test(body) && !body.includes('database_id="db-demo-suspended"'),
+    );
+    const actual = `# before\n${discoverySeries(before)}# after\n${discoverySeries(after)}`;
+    if (process.env.UPDATE_GOLDEN === '1' || !existsSync(DISCOVERY_GOLDEN))
+      writeFileSync(DISCOVERY_GOLDEN, actual);
+    expect(actual).toBe(readFileSync(DISCOVERY_GOLDEN, 'utf8'));
+    expect(after).not.toMatch(/database_id="db-demo-events"/);
+    expect(after).toMatch(/^upstash_redis_databases\{account="main"\} 4$/m);
   });
 });

@@ -38,6 +38,10 @@ const SOURCES: readonly SourceCase[] = [
     labels: { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' },
     data: { name: 'upstash_qstash_url_groups', labels: { account: 'eu' } },
   },
+  {
+    labels: { source: 'databases', account: 'main', database_id: '', qstash_id: '' },
+    data: { name: 'upstash_redis_databases', labels: { account: 'main' } },
+  },
   ...DATABASES.map((id) => ({
     labels: { source: 'redis_stats', account: 'main', database_id: id },
     data: { name: 'upstash_redis_connections', labels: { account: 'main', database_id: id } },

@@ -2,7 +2,13 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../../src/app.js';
 import { Secret } from '../../src/config/secret.js';
-import { DEFAULTS, type Config, type HttpSettings, type Limits } from '../../src/config/types.js';
+import {
+  DEFAULTS,
+  type Config,
+  type HttpSettings,
+  type Limits,
+  type ManagementSourceName,
+} from '../../src/config/types.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import type { LogLevel } from '../../src/config/types.js';
@@ -55,6 +61,12 @@ export interface HarnessOptions {
   /** Accounts: default one QStash account (both sources) and one management account. */
   readonly qstashAccounts?: number;
   readonly databases?: readonly string[];
+  /** Management sources; default both (`databases` and `redis_stats`). */
+  readonly managementSources?: readonly ManagementSourceName[];
+  /** Discover the databases from the listing instead of configuring `databases`. */
+  readonly discover?: boolean;
+  readonly include?: readonly string[];
+  readonly exclude?: readonly string[];
 }
 
 /** Builds the Config object the exporter runs on, pointing at `url`. */
@@ -89,8 +101,11 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
         url,
         email: EMAIL,
         apiKey: new Secret(API_KEY),
-        databases: options.databases ?? DATABASES,
+        databases: options.discover === true ? undefined : (options.databases ?? DATABASES),
+        include: options.include ?? [],
+        exclude: options.exclude ?? [],
         schedule,
+        sources: options.managementSources ?? ['databases', 'redis_stats'],
       },
     ],
     origin: 'test',

@@ -332,7 +332,8 @@ describe('Poller, hostile input', () => {
     for (let i = 0; i < 20; i++)
       await t.poller.reconfigure([{ ...t.group, units: [...t.group.units, added] }]);
     await sleep(20);
-    expect(t.calls()).toBe(before);
+    // Twenty reloads polled nothing again (a scheduled tick may have fallen in the meantime).
+    expect(t.calls() - before).toBeLessThanOrEqual(1);
     expect(await t.text()).toContain('flow_control_key="u"');
     expect(t.poller.status().find((s) => s.labels.account === 'eu')?.lastSuccessAt).toBeDefined();
     await t.poller.reconfigure([t.group]);

@@ -59,6 +59,8 @@ describe('redisStatsSamples', () => {
     const samples = redisStatsSamples('main', 'db-1', {
       values: { latencymean: 0.693, read_latency_99: 3, diskusage: 1024, total_monthly_billing: 12.5 },
       sampleTimestampMs: 1_762_000_000_500,
+      commands: new Map(),
+      rejected: [],
     });
     const byName = Object.fromEntries(samples.map((s) => [s.metric.name, s.value]));
     expect(byName).toEqual({
@@ -75,6 +77,38 @@ describe('redisStatsSamples', () => {
   });
 
   it('produces no sample for a field without a value, and no timestamp without a series point', () => {
-    expect(redisStatsSamples('main', 'db-1', { values: {}, sampleTimestampMs: undefined })).toEqual([]);
+    expect(
+      redisStatsSamples('main', 'db-1', {
+        values: {},
+        sampleTimestampMs: undefined,
+        commands: new Map(),
+        rejected: [],
+      }),
+    ).toEqual([]);
+  });
+
+  it('keeps the largest commands up to the cap, ties by name, labelled by command', () => {
+    const samples = redisStatsSamples(
+      'main',
+      'db-1',
+      {
+        values: {},
+        sampleTimestampMs: undefined,
+        commands: new Map([
+          ['EXISTS', 1],
+          ['GET', 30],
+          ['SET', 7],
+          ['DEL', 7],
+        ]),
+        rejected: [],
+      },
+      3,
+    );
+    expect(samples.map((s) => [s.labels[2]?.[1], s.value])).toEqual([
+      ['GET', 30],
+      ['DEL', 7],
+      ['SET', 7],
+    ]);
+    expect(samples.every((s) => s.metric.name === 'upstash_redis_commands')).toBe(true);
   });
 });

@@ -341,7 +341,8 @@ beforeAll(async () => {
   ]);
 
   // Data flowing: every source of the exporter is up in both servers.
-  const sources = 2 + DEMO_DATABASES.length;
+  // flow_control, url_groups, the databases listing, and the stats of each database.
+  const sources = 3 + DEMO_DATABASES.length;
   for (const prom of [real, fast]) {
     await waitFor(`${prom.name} to scrape ${sources} sources up`, 30_000, async () => {
       const up = await prom.query(`upstash_up{account="${ACCOUNT}"} == 1`);
@@ -394,7 +395,8 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
         .replaceAll('$__rate_interval', '1m')
         .replaceAll('$job', '.*')
         .replaceAll('$account', '.*')
-        .replaceAll('$database_id', '.*');
+        .replaceAll('$database_id', '.*')
+        .replaceAll('$database', '.*');
       if (out.includes('$')) throw new Error(`unsubstituted variable in: ${expr}`);
       return out;
     };
@@ -419,7 +421,8 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
 
   it('on 401 from Upstash: auth and source alerts go pending, and with a short `for` reach Alertmanager', async () => {
     sim().setFault('all', { kind: 'status', status: 401 });
-    const sources = 2 + DEMO_DATABASES.length;
+    // flow_control, url_groups, the databases listing, and the stats of each database.
+    const sources = 3 + DEMO_DATABASES.length;
     const expected = ['UpstashAuthFailures', 'UpstashSourceDown'];
 
     // Through the fast server to Alertmanager: both alerts, for every source.
@@ -439,7 +442,7 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     const auth = received.filter((a) => a.labels.alertname === 'UpstashAuthFailures');
     expect(new Set(auth.map((a) => a.labels.severity))).toEqual(new Set(['critical']));
     expect(new Set(auth.map((a) => a.labels.source))).toEqual(
-      new Set(['flow_control', 'url_groups', 'redis_stats']),
+      new Set(['flow_control', 'url_groups', 'databases', 'redis_stats']),
     );
     // Nothing else fired: the exporter itself stays up and serves /metrics.
     expect(new Set(received.map((a) => a.labels.alertname))).toEqual(new Set(expected));

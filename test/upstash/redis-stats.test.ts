@@ -138,7 +138,12 @@ describe('parseRedisStats', () => {
     });
     expect(stats.values).toEqual({});
     expect(stats.sampleTimestampMs).toBeUndefined();
-    expect(parseRedisStats({})).toEqual({ values: {}, sampleTimestampMs: undefined });
+    expect(parseRedisStats({})).toEqual({
+      values: {},
+      commands: new Map(),
+      sampleTimestampMs: undefined,
+      rejected: [],
+    });
   });
 
   test('a zero is a value, not an absence', () => {
@@ -146,14 +151,18 @@ describe('parseRedisStats', () => {
     expect(stats.values).toEqual({ hits: 0, total_monthly_produce: 0 });
   });
 
+  // Changed with contract 6.3: command_counts and total_monthly_bandwidth are known fields now (the
+  // first, not a list, is rejected alone; the second exported); unknown fields are still ignored.
   test('fields the exporter does not know are ignored, whatever their shape', () => {
     const stats = parseRedisStats({
       days: ['Monday'],
       command_counts: 'not even a list',
       some_future_series: [{ x: 'not a time', y: 'n/a' }],
+      queue_optimized: false,
       total_monthly_bandwidth: 5,
     });
-    expect(stats.values).toEqual({});
+    expect(stats.values).toEqual({ total_monthly_bandwidth: 5 });
+    expect(stats.rejected).toEqual(['command_counts']);
   });
 
   test('every known series field and number field is read', () => {
@@ -166,27 +175,137 @@ describe('parseRedisStats', () => {
     expect(stats.sampleTimestampMs).toBe(T0 + (SERIES_FIELDS.length - 1) * 1000);
   });
 
+  // Changed with contract 6.3: these used to fail the whole body as invalid_response; now the field is
+  // skipped alone and named in `rejected`, and the other fields still export.
   test.each([
-    ['an x that is not a Go time', { hits: [{ x: '2025-08-31T15:12:00Z', y: 1 }] }, 'hits[0].x'],
+    ['an x that is not a Go time', { hits: [{ x: '2025-08-31T15:12:00Z', y: 1 }] }, 'hits'],
     [
       'an impossible x on a point with a value',
       { hits: [{ x: '2025-02-30 00:00:00 +0000 UTC', y: 1 }] },
-      'hits[0].x',
+      'hits',
     ],
     ['a numeric x', { keyspace: [{ x: 1_756_653_120, y: 1 }] }, 'keyspace'],
+    ['a point without x', { keyspace: [{ y: 1 }] }, 'keyspace'],
     ['a y as text', { latencymean: [{ x: at(0), y: '0.4' }] }, 'latencymean'],
     ['a series that is an object', { throughput: { x: at(0), y: 1 } }, 'throughput'],
+    ['a series that is a number', { dailyproduce: 0 }, 'dailyproduce'],
     ['a number field as text', { total_monthly_billing: '5.61' }, 'total_monthly_billing'],
-    ['a list instead of an object', [], 'top level'],
-  ])('%s → invalid_response naming the field', (_, body, field) => {
+    ['a number field as a series', { current_storage: [{ x: at(0), y: 1 }] }, 'current_storage'],
+    [
+      'one malformed point among good ones',
+      {
+        hits: [
+          { x: at(0), y: 1 },
+          { x: at(10), y: 'n/a' },
+        ],
+      },
+      'hits',
+    ],
+    [
+      'a command without a name',
+      { command_counts: [{ data_points: [{ x: at(0), y: 1 }] }] },
+      'command_counts',
+    ],
+    [
+      'a command with a malformed point',
+      {
+        command_counts: [
+          { metric_identifier: 'GET', data_points: [{ x: at(0), y: 1 }] },
+          { metric_identifier: 'SET', data_points: [{ x: 'yesterday', y: 1 }] },
+        ],
+      },
+      'command_counts',
+    ],
+    [
+      'a command listed twice',
+      {
+        command_counts: [
+          { metric_identifier: 'GET', data_points: [] },
+          { metric_identifier: 'GET', data_points: [] },
+        ],
+      },
+      'command_counts',
+    ],
+  ])('%s → that field alone is rejected, the others still read', (_, body, field) => {
+    const stats = parseRedisStats({ ...body, write: [{ x: at(0), y: 2 }], total_monthly_requests: 9 });
+    expect(stats.rejected).toEqual([field]);
+    expect(stats.values).toEqual({ write: 2, total_monthly_requests: 9 });
+    expect(stats.commands.size).toBe(0);
+    expect(stats.sampleTimestampMs).toBe(T0);
+  });
+
+  test.each([
+    ['a list', []],
+    ['null', null],
+    ['a number', 5],
+    ['a string', 'stats'],
+  ])('a body that is %s → invalid_response', (_, body) => {
     const error = invalid(() => parseRedisStats(body, 'https://api.example.com/v2/redis/stats/db'));
-    expect(error.message).toContain(field);
+    expect(error.message).toContain('top level');
     expect(error.message).toContain('https://api.example.com/v2/redis/stats/db');
   });
 
+  test('points more than 5 minutes after our clock are skipped (the padded rest of the month)', () => {
+    const now = T0;
+    const stats = parseRedisStats(
+      {
+        dailyrequests: [
+          { x: formatGoTime(Date.UTC(2025, 7, 30)), y: 70 },
+          { x: at(4 * 60), y: 80 }, // 4 minutes ahead: a clock skew, kept
+          { x: formatGoTime(Date.UTC(2025, 8, 1)), y: 0 },
+          { x: formatGoTime(Date.UTC(2025, 8, 2)), y: 0 },
+        ],
+      },
+      'stats',
+      now,
+    );
+    expect(stats.values.dailyrequests).toBe(80);
+    expect(stats.sampleTimestampMs).toBe(T0 + 4 * 60_000);
+    const later = parseRedisStats({ dailyrequests: [{ x: at(6 * 60), y: 1 }] }, 'stats', now);
+    expect(later.values).toEqual({});
+    expect(later.sampleTimestampMs).toBeUndefined();
+  });
+
+  test('command_counts: the latest point of each command; its points count for the sample time', () => {
+    const stats = parseRedisStats({
+      hits: [{ x: at(0), y: 1 }],
+      command_counts: [
+        {
+          metric_identifier: 'GET',
+          data_points: [
+            { x: at(30), y: 12 },
+            { x: at(10), y: 3 },
+          ],
+        },
+        { metric_identifier: 'SET', data_points: [{ x: at(5), y: null }] },
+        { metric_identifier: 'DEL', data_points: null },
+        { metric_identifier: 'EXISTS', data_points: [{ x: at(20), y: 0 }] },
+      ],
+    });
+    expect([...stats.commands]).toEqual([
+      ['GET', 12],
+      ['EXISTS', 0],
+    ]);
+    expect(stats.sampleTimestampMs).toBe(T0 + 30_000);
+    expect(stats.rejected).toEqual([]);
+  });
+
+  test('latency_99 and the new number fields are read; numbers beyond 2^53 stay floats', () => {
+    const stats = parseRedisStats(
+      JSON.parse(
+        `{"latency_99":[{"x":"${at(0)}","y":4.5}],"daily_net_commands":8024278031528736858,"current_storage":0}`,
+      ),
+    );
+    expect(stats.values).toEqual({
+      latency_99: 4.5,
+      daily_net_commands: Number('8024278031528736858'),
+      current_storage: 0,
+    });
+  });
+
   test('the bad value itself is not echoed', () => {
-    const error = invalid(() => parseRedisStats({ hits: [{ x: 'secret-ish-value-123', y: 1 }] }));
-    expect(error.message).not.toContain('secret-ish-value-123');
+    const stats = parseRedisStats({ hits: [{ x: 'secret-ish-value-123', y: 1 }] });
+    expect(JSON.stringify({ ...stats, commands: [...stats.commands] })).not.toContain('secret-ish-value-123');
   });
 });
 
