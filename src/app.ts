@@ -173,8 +173,11 @@ function sourceEntries(config: Config) {
           baseUrl: account.url,
           credentials: { api: 'management', email: account.email, apiKey: account.apiKey },
         },
-        sources: ['redis_stats'],
-        units: { database: account.databases, qstash_instance: [] },
+        sources: account.sources,
+        units: {
+          database: account.databases,
+          qstash_instance: account.sources.includes('qstash_stats') ? 'discovered' : [],
+        },
       } satisfies SourceEntry,
     })),
   ];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkBaseUrl, checkListenAddress } from './addresses.js';
 import { parseDuration, scheduleFromCron, scheduleFromInterval, type Schedule } from './schedule.js';
 import { secretProblem } from './secret.js';
-import { DEFAULTS, LOG_LEVELS, QSTASH_SOURCES } from './types.js';
+import { DEFAULTS, LOG_LEVELS, MANAGEMENT_SOURCES, QSTASH_SOURCES } from './types.js';
 
 // The shape of the YAML file, keys in snake_case as users write them; env-only mode builds the same
 // document. Structure and formats are checked here, and durations and schedules parsed; resolve.ts
@@ -126,6 +126,24 @@ function entryRules(secretKey: SecretKey) {
   };
 }
 
+/** What the management sources need: stats of databases need their IDs, QStash stats their listing. */
+function managementSourceRules(entry: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const sources: readonly unknown[] = Array.isArray(entry.sources) ? entry.sources : MANAGEMENT_SOURCES;
+  if (sources.includes('redis_stats') && entry.databases === undefined)
+    ctx.addIssue({ code: 'custom', path: ['databases'], message: 'is required' });
+  if (sources.includes('qstash_stats') && !sources.includes('qstash_users')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['sources'],
+      message: 'lists qstash_stats without qstash_users, which tells it the QStash instances to poll',
+    });
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Replaces an entry's `interval` and `schedule` by the one schedule it runs on. */
 const withSchedule =
   (defaultInterval: string) =>
@@ -178,14 +196,18 @@ const managementEntry = z
     email: z.string().min(1, 'must not be empty'),
     api_key: credential.optional(),
     api_key_file: z.string().min(1, 'must not be empty').optional(),
-    databases: distinct(z.string().min(1, 'must not be empty'), 'a database ID').min(
-      1,
-      'must list at least one database ID',
-    ),
+    databases: distinct(z.string().min(1, 'must not be empty'), 'a database ID')
+      .min(1, 'must list at least one database ID')
+      .optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
+    sources: distinct(z.enum(MANAGEMENT_SOURCES), 'a source')
+      .min(1, 'must list at least one source')
+      .optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.management))
+  // Run even when other keys failed, so a missing `databases` shows in the same run as they do.
+  .superRefine(managementSourceRules, { when: (payload) => isRecord(payload.value) })
   .transform(withSchedule(DEFAULTS.managementInterval));
 
 /** The config file as parsed by zod, before resolution. */
@@ -211,6 +233,8 @@ export const fileSchema = z.strictObject({
     .strictObject({
       max_flow_control_keys: count(1).optional(),
       max_url_groups: count(1).optional(),
+      max_queues: count(1).optional(),
+      max_schedules: count(1).optional(),
     })
     .optional(),
   qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),

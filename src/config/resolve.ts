@@ -4,6 +4,7 @@ import { SECRET_KEYS, type FileConfig, type ManagementEntry, type QstashEntry } 
 import { Secret, secretProblem } from './secret.js';
 import {
   DEFAULTS,
+  MANAGEMENT_SOURCES,
   QSTASH_SOURCES,
   type HttpSettings,
   type Limits,
@@ -46,6 +47,8 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
     limits: {
       maxFlowControlKeys: file.limits?.max_flow_control_keys ?? DEFAULTS.limits.maxFlowControlKeys,
       maxUrlGroups: file.limits?.max_url_groups ?? DEFAULTS.limits.maxUrlGroups,
+      maxQueues: file.limits?.max_queues ?? DEFAULTS.limits.maxQueues,
+      maxSchedules: file.limits?.max_schedules ?? DEFAULTS.limits.maxSchedules,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),
@@ -94,8 +97,9 @@ function managementAccount(
     url: trimSlash(entry.url ?? DEFAULTS.managementUrl),
     email: entry.email,
     apiKey,
-    databases: entry.databases,
+    databases: entry.databases ?? [],
     schedule: entry.schedule,
+    sources: entry.sources ?? MANAGEMENT_SOURCES,
   };
 }
 

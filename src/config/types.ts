@@ -4,10 +4,19 @@ import type { Schedule } from './schedule.js';
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const QSTASH_SOURCES = ['flow_control', 'url_groups'] as const;
+export const QSTASH_SOURCES = [
+  'flow_control',
+  'url_groups',
+  'queues',
+  'schedules',
+  'global_parallelism',
+] as const;
 export type QstashSourceName = (typeof QSTASH_SOURCES)[number];
 
-/** One QStash token: both QStash sources of one account (tokens are per region). */
+export const MANAGEMENT_SOURCES = ['redis_stats', 'qstash_users', 'qstash_stats'] as const;
+export type ManagementSourceName = (typeof MANAGEMENT_SOURCES)[number];
+
+/** One QStash token: the QStash sources of one account (tokens are per region). */
 export interface QstashAccount {
   readonly name: string;
   /** Base URL without a trailing slash. */
@@ -26,6 +35,7 @@ export interface ManagementAccount {
   readonly apiKey: Secret;
   readonly databases: readonly string[];
   readonly schedule: Schedule;
+  readonly sources: readonly ManagementSourceName[];
 }
 
 /** How we call Upstash. */
@@ -41,6 +51,8 @@ export interface HttpSettings {
 export interface Limits {
   readonly maxFlowControlKeys: number;
   readonly maxUrlGroups: number;
+  readonly maxQueues: number;
+  readonly maxSchedules: number;
 }
 
 /** The validated configuration the whole program runs on. */
@@ -65,6 +77,6 @@ export const DEFAULTS = {
   qstashInterval: '30s',
   managementInterval: '60s',
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
-  limits: { maxFlowControlKeys: 1000, maxUrlGroups: 1000 },
+  limits: { maxFlowControlKeys: 1000, maxUrlGroups: 1000, maxQueues: 1000, maxSchedules: 1000 },
   envAccount: 'default',
 } as const;

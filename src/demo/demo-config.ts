@@ -32,6 +32,7 @@ export function demoConfig(
         apiKey: new Secret(DEMO_API_KEY),
         databases: DEMO_DATABASES,
         schedule: statsSchedule,
+        sources: ['redis_stats'],
       },
     ],
     origin: 'demo (embedded simulator)',

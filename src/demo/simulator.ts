@@ -3,7 +3,10 @@ import type { EndpointContext } from './endpoint.js';
 import { FaultTable } from './faults.js';
 import type { Fault } from './faults.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
+import type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
+import type { QueueEntry } from './queues.js';
 import type { RedisStatsOptions } from './redis-stats.js';
+import type { ScheduleEntry } from './schedules.js';
 import { ENDPOINTS, ROUTES } from './routes.js';
 import type { Endpoints, Route } from './routes.js';
 import { SimulatorServer } from './server.js';
@@ -14,7 +17,14 @@ export type { Fault } from './faults.js';
 export { DEMO_ODD_FLOW_CONTROL_KEY } from './flow-control.js';
 export type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 export { formatGoTime } from './go-time.js';
+export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
+export { DEMO_QSTASH_INSTANCES, demoInstanceToken } from './qstash-users.js';
+export type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
+export { DEMO_BUSY_QUEUE, DEMO_PAUSED_QUEUE } from './queues.js';
+export type { QueueEntry } from './queues.js';
 export { DEMO_DATABASES, DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
+export { DEMO_FAILING_SCHEDULE, DEMO_SCHEDULE_SECRET } from './schedules.js';
+export type { ScheduleEntry } from './schedules.js';
 export type { RedisStatsOptions } from './redis-stats.js';
 export { ROUTES } from './routes.js';
 export type { Route } from './routes.js';
@@ -29,7 +39,8 @@ export const DEMO_EMAIL = 'demo@example.com';
 export const DEMO_API_KEY = 'demo-management-api-key';
 
 /** Options of {@link startSimulator}; every field has a demo-friendly default. */
-export interface SimulatorOptions extends FlowControlOptions, UrlGroupsOptions, RedisStatsOptions {
+export interface SimulatorOptions
+  extends FlowControlOptions, UrlGroupsOptions, RedisStatsOptions, QstashUsersOptions {
   /** Listen address; default `127.0.0.1`. */
   host?: string;
   /** Listen port; default 0 (ephemeral). */
@@ -72,6 +83,12 @@ export interface Simulator {
   setWaitListGrowth(key: string, perMinute: number | null): void;
   /** Replace the set of database IDs that exist (others answer 404). */
   setDatabases(ids: readonly string[]): void;
+  /** Serve these queues instead of generated ones; `null` goes back to generated data. */
+  setQueues(entries: readonly QueueEntry[] | null): void;
+  /** Serve these schedules instead of generated ones; `null` goes back to generated data. */
+  setSchedules(entries: readonly ScheduleEntry[] | null): void;
+  /** Replace the QStash instances the management API lists (the stats of others answer 404). */
+  setQstashInstances(instances: readonly DemoQstashInstance[]): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;
   /** Listen again on the same port after {@link Simulator.stop}, keeping all state. */
@@ -132,6 +149,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setDatabases: (ids) => {
       endpoints.redis_stats.setDatabases(ids);
+    },
+    setQueues: (entries) => {
+      endpoints.queues.setOverride(entries);
+    },
+    setSchedules: (entries) => {
+      endpoints.schedules.setOverride(entries);
+    },
+    setQstashInstances: (instances) => {
+      endpoints.qstash_users.setInstances(instances);
+      endpoints.qstash_stats.setInstances(instances);
     },
     stop: () => server.stop(),
     async restart() {

@@ -15,6 +15,8 @@ export interface SourceAccount {
 export interface SourceLimits {
   readonly maxFlowControlKeys: number;
   readonly maxUrlGroups: number;
+  readonly maxQueues: number;
+  readonly maxSchedules: number;
 }
 
 /** Everything one poll of one unit may use. */

@@ -112,7 +112,7 @@ describe('precedence of listen address and log level: flag > file > default', ()
 });
 
 describe('env-only mode', () => {
-  test('QSTASH_TOKEN alone enables both QStash sources for account default, every 30s', () => {
+  test('QSTASH_TOKEN alone enables all five QStash sources for account default, every 30s', () => {
     const config = fromEnv({ QSTASH_TOKEN: 'qs-secret' });
     expect(config.origin).toBe('environment');
     expect(config.management).toEqual([]);
@@ -121,7 +121,13 @@ describe('env-only mode', () => {
     expect(account!.name).toBe('default');
     expect(account!.url).toBe('https://qstash.upstash.io');
     expect(account!.token.reveal()).toBe('qs-secret');
-    expect(account!.sources).toEqual(['flow_control', 'url_groups']);
+    expect(account!.sources).toEqual([
+      'flow_control',
+      'url_groups',
+      'queues',
+      'schedules',
+      'global_parallelism',
+    ]);
     expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
     expect(config.http).toEqual({
       timeoutMs: 10_000,
@@ -129,7 +135,12 @@ describe('env-only mode', () => {
       concurrency: 4,
       maxBodyBytes: 8 * 1024 * 1024,
     });
-    expect(config.limits).toEqual({ maxFlowControlKeys: 1000, maxUrlGroups: 1000 });
+    expect(config.limits).toEqual({
+      maxFlowControlKeys: 1000,
+      maxUrlGroups: 1000,
+      maxQueues: 1000,
+      maxSchedules: 1000,
+    });
   });
 
   test.each([
@@ -275,6 +286,8 @@ http:
 limits:
   max_flow_control_keys: 50
   max_url_groups: 20
+  max_queues: 30
+  max_schedules: 40
 qstash:
   - name: eu
     url: https://qstash-eu.example.com/
@@ -291,6 +304,7 @@ management:
     api_key_file: /run/secrets/api-key
     databases: [db-id-1, db-id-2]
     interval: 2m
+    sources: [redis_stats, qstash_users]
 `;
 
   test('every key is read and resolved', () => {
@@ -311,7 +325,12 @@ management:
       concurrency: 8,
       maxBodyBytes: 8 * 1024 * 1024,
     });
-    expect(config.limits).toEqual({ maxFlowControlKeys: 50, maxUrlGroups: 20 });
+    expect(config.limits).toEqual({
+      maxFlowControlKeys: 50,
+      maxUrlGroups: 20,
+      maxQueues: 30,
+      maxSchedules: 40,
+    });
 
     const [eu, us] = config.qstash;
     expect(eu!.name).toBe('eu');
@@ -321,7 +340,7 @@ management:
     expect(eu!.schedule).toEqual({ cron: '*/15 * * * * *', intervalMs: 15_000 });
     expect(us!.url).toBe('https://qstash.upstash.io');
     expect(us!.token.reveal()).toBe('us-secret');
-    expect(us!.sources).toEqual(['flow_control', 'url_groups']);
+    expect(us!.sources).toEqual(['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism']);
     expect(us!.schedule).toEqual({ cron: '0 */5 * * * *', intervalMs: 300_000 });
 
     const [main] = config.management;
@@ -331,6 +350,7 @@ management:
       email: 'ops@example.com',
       databases: ['db-id-1', 'db-id-2'],
       schedule: { cron: '0 */2 * * * *', intervalMs: 120_000 },
+      sources: ['redis_stats', 'qstash_users'],
     });
     expect(main!.apiKey.reveal()).toBe('api-secret');
   });
@@ -345,7 +365,12 @@ management:
       concurrency: 4,
       maxBodyBytes: 8 * 1024 * 1024,
     });
-    expect(config.limits).toEqual({ maxFlowControlKeys: 1000, maxUrlGroups: 1000 });
+    expect(config.limits).toEqual({
+      maxFlowControlKeys: 1000,
+      maxUrlGroups: 1000,
+      maxQueues: 1000,
+      maxSchedules: 1000,
+    });
     expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
     expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
     expect(config.management[0]!.schedule.intervalMs).toBe(60_000);
@@ -470,7 +495,9 @@ management:
   test('sources: a typo, an empty list and a repeated source are errors', () => {
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: [flowcontrol]\n'))),
-    ).toEqual(['qstash[0].sources[0]: must be one of flow_control, url_groups']);
+    ).toEqual([
+      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism',
+    ]);
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: []\n'))),
     ).toEqual(['qstash[0].sources: must list at least one source']);
@@ -481,6 +508,30 @@ management:
         ),
       ),
     ).toEqual(['qstash[0].sources: lists a source twice']);
+  });
+
+  test('management sources: all three by default; QStash alone needs no databases', () => {
+    const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
+    expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual([
+      'redis_stats',
+      'qstash_users',
+      'qstash_stats',
+    ]);
+    const qstashOnly = fromYaml(`${base}    sources: [qstash_users, qstash_stats]\n`).management[0]!;
+    expect(qstashOnly.sources).toEqual(['qstash_users', 'qstash_stats']);
+    expect(qstashOnly.databases).toEqual([]);
+    expect(lines(configError(() => fromYaml(`${base}    sources: [qstash_stats]\n`)))).toEqual([
+      'management[0].sources: lists qstash_stats without qstash_users, which tells it the QStash instances to poll',
+    ]);
+    expect(lines(configError(() => fromYaml(`${base}    sources: [redis_stats]\n`)))).toEqual([
+      'management[0].databases: is required',
+    ]);
+  });
+
+  test('limits.max_queues and limits.max_schedules must be whole numbers of at least 1', () => {
+    expect(
+      lines(configError(() => fromYaml(`limits:\n  max_queues: 0\n  max_schedules: 1.5\n${MINIMAL}`))),
+    ).toEqual(['limits.max_queues: must be at least 1', 'limits.max_schedules: must be a whole number']);
   });
 
   describe('intervals', () => {

@@ -130,7 +130,9 @@ management:
     expect(landing.status).toBe(200);
     const html = await landing.text();
     expect(html).toContain('href="metrics"');
-    expect(html).toMatch(/<td>redis_stats<\/td><td>main<\/td><td>db-missing<\/td><td><\/td><td>not_found<\/td>/);
+    expect(html).toMatch(
+      /<td>redis_stats<\/td><td>main<\/td><td>db-missing<\/td><td><\/td><td>not_found<\/td>/,
+    );
     expect((await fetch(`${exporter.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${exporter.url}/nope`)).status).toBe(404);
     const post = await fetch(`${exporter.url}/metrics`, { method: 'POST' });

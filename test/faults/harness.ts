@@ -2,7 +2,14 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../../src/app.js';
 import { Secret } from '../../src/config/secret.js';
-import { DEFAULTS, type Config, type HttpSettings, type Limits } from '../../src/config/types.js';
+import {
+  DEFAULTS,
+  type Config,
+  type HttpSettings,
+  type Limits,
+  type ManagementSourceName,
+  type QstashSourceName,
+} from '../../src/config/types.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import type { LogLevel } from '../../src/config/types.js';
@@ -55,6 +62,10 @@ export interface HarnessOptions {
   /** Accounts: default one QStash account (both sources) and one management account. */
   readonly qstashAccounts?: number;
   readonly databases?: readonly string[];
+  /** QStash sources; default the seed two, `flow_control` and `url_groups`. */
+  readonly qstashSources?: readonly QstashSourceName[];
+  /** Management sources; default `redis_stats` alone. */
+  readonly managementSources?: readonly ManagementSourceName[];
 }
 
 /** Builds the Config object the exporter runs on, pointing at `url`. */
@@ -79,7 +90,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
       url,
       token: new Secret(QSTASH_TOKEN),
       schedule,
-      sources: ['flow_control', 'url_groups'] as const,
+      sources: options.qstashSources ?? (['flow_control', 'url_groups'] as const),
     })),
     management: [
       {
@@ -89,6 +100,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
         apiKey: new Secret(API_KEY),
         databases: options.databases ?? DATABASES,
         schedule,
+        sources: options.managementSources ?? ['redis_stats'],
       },
     ],
     origin: 'test',
