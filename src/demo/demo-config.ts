@@ -1,6 +1,6 @@
 import { Secret } from '../config/secret.js';
 import { scheduleFromInterval, type Schedule } from '../config/schedule.js';
-import { DEFAULTS, type Config } from '../config/types.js';
+import { DEFAULTS, MANAGEMENT_SOURCES, QSTASH_SOURCES, type Config } from '../config/types.js';
 import { DEMO_API_KEY, DEMO_DATABASES, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from './simulator.js';
 
 /** The configuration of `--demo`: one QStash and one management account on the simulator at `url`. */
@@ -21,7 +21,7 @@ export function demoConfig(
         url,
         token: new Secret(DEMO_QSTASH_TOKEN),
         schedule,
-        sources: ['flow_control', 'url_groups'],
+        sources: QSTASH_SOURCES,
       },
     ],
     management: [
@@ -32,7 +32,7 @@ export function demoConfig(
         apiKey: new Secret(DEMO_API_KEY),
         databases: DEMO_DATABASES,
         schedule: statsSchedule,
-        sources: ['redis_stats'],
+        sources: MANAGEMENT_SOURCES,
       },
     ],
     origin: 'demo (embedded simulator)',
