@@ -9,6 +9,8 @@ export interface DemoQstashInstance {
   readonly type: 'free' | 'paid';
   readonly maxRequestsPerDay: number;
   readonly maxDlqSize: number;
+  /** Messages added to the dead-letter queue per minute; default 3 on a paid instance, 0 on a free one. */
+  readonly dlqPerMinute?: number;
 }
 
 /** The instances listed by default: a busy paid one in Europe, a free one near its daily limit in the US. */

@@ -3,6 +3,7 @@ import type { EndpointContext } from './endpoint.js';
 import { FaultTable } from './faults.js';
 import type { Fault } from './faults.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
+import type { GlobalParallelismBody } from './global-parallelism.js';
 import type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
 import type { QueueEntry } from './queues.js';
 import type { RedisStatsOptions } from './redis-stats.js';
@@ -18,6 +19,7 @@ export { DEMO_ODD_FLOW_CONTROL_KEY } from './flow-control.js';
 export type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 export { formatGoTime } from './go-time.js';
 export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
+export type { GlobalParallelismBody } from './global-parallelism.js';
 export { DEMO_QSTASH_INSTANCES, demoInstanceToken } from './qstash-users.js';
 export type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
 export { DEMO_BUSY_QUEUE, DEMO_PAUSED_QUEUE } from './queues.js';
@@ -89,6 +91,8 @@ export interface Simulator {
   setSchedules(entries: readonly ScheduleEntry[] | null): void;
   /** Replace the QStash instances the management API lists (the stats of others answer 404). */
   setQstashInstances(instances: readonly DemoQstashInstance[]): void;
+  /** Serve this global parallelism instead of the generated one; `null` goes back to generated data. */
+  setGlobalParallelism(body: GlobalParallelismBody | null): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;
   /** Listen again on the same port after {@link Simulator.stop}, keeping all state. */
@@ -155,6 +159,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setSchedules: (entries) => {
       endpoints.schedules.setOverride(entries);
+    },
+    setGlobalParallelism: (body) => {
+      endpoints.global_parallelism.setOverride(body);
     },
     setQstashInstances: (instances) => {
       endpoints.qstash_users.setInstances(instances);
