@@ -17,7 +17,7 @@ export function summarizeConfig(config: Config): string {
   }
   for (const account of config.management) {
     lines.push(
-      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, databases ${account.databases.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)`,
+      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, databases ${account.databases.join(', ')}, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)`,
     );
   }
   return `${lines.join('\n')}\n`;
