@@ -46,3 +46,32 @@ test('qstash_stats polls the instances qstash_users lists; one that vanishes los
   expect(leakedSecret((await h.get('/metrics')).body)).toBeUndefined();
   expect(leakedSecret((await h.get('/')).body)).toBeUndefined();
 });
+
+test('a qstash_stats field of the wrong type is skipped alone and counted; the source stays up', async () => {
+  const h = await startHarness({
+    intervalSeconds: 1,
+    qstashSources: [],
+    managementSources: ['qstash_users', 'qstash_stats'],
+  });
+  running = h;
+  h.sim.setQstashInstances([EU!]);
+  h.sim.setFault('qstash_stats', {
+    kind: 'body',
+    body: '{"dlq_message_count": "17", "total_monthly_billing": 4.5, "daily_requests": 12}',
+  });
+  const labels = { source: 'qstash_stats', account: 'main', database_id: '', qstash_id: EU!.id };
+  const samples = await eventually('the rejected fields counted', async () => {
+    const { samples } = await h.scrape();
+    const rejected = (field: string) =>
+      valueOf(samples, 'upstash_exporter_fields_rejected_total', { ...labels, field }) ?? 0;
+    return rejected('dlq_message_count') >= 1 && rejected('daily_requests') >= 1 ? samples : undefined;
+  });
+  expect(valueOf(samples, 'upstash_up', labels)).toBe(1);
+  expect(valueOf(samples, 'upstash_qstash_monthly_billing_dollars', { qstash_id: EU!.id })).toBe(4.5);
+  expect(valueOf(samples, 'upstash_qstash_dlq_messages', { qstash_id: EU!.id })).toBeUndefined();
+  // Logged at warn once per field, not once per poll.
+  const warned = h.logs.filter(
+    (line) => line.includes('field rejected') && line.includes('"dlq_message_count"'),
+  );
+  expect(warned.length).toBe(1);
+});
