@@ -200,7 +200,10 @@ function sourceEntries(config: Config) {
           credentials: { api: 'management', email: account.email, apiKey: account.apiKey },
         },
         sources: account.sources,
-        units: { database: account.databases ?? 'discovered', qstash_instance: [] },
+        units: {
+          database: account.databases ?? 'discovered',
+          qstash_instance: account.sources.includes('qstash_stats') ? 'discovered' : [],
+        },
         databases: {
           ids: account.databases,
           include: account.include.map(anchoredRegex),

@@ -211,8 +211,15 @@ describe('grafana/dashboards/upstash.json', () => {
 
   it('has the overview, QStash, per-database Redis and all-databases rows', () => {
     const rows = dashboard.panels.filter((p) => p.type === 'row');
-    expect(rows.map((r) => r.title)).toEqual(['Overview', 'QStash', 'Redis $database_id', 'Redis databases']);
-    expect(rows[2]?.repeat).toBe('database_id');
+    expect(rows.map((r) => r.title)).toEqual([
+      'Overview',
+      'QStash',
+      'QStash queues and schedules',
+      'QStash limits',
+      'Redis $database_id',
+      'Redis databases',
+    ]);
+    expect(rows[4]?.repeat).toBe('database_id');
   });
 
   it('uses $__rate_interval for every range it rates over, and no other range', () => {

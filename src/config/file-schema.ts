@@ -126,6 +126,38 @@ function entryRules(secretKey: SecretKey) {
   };
 }
 
+/** What the management sources need: stats of databases need their IDs, QStash stats their listing. */
+function managementSourceRules(entry: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const sources: readonly unknown[] = Array.isArray(entry.sources) ? entry.sources : MANAGEMENT_SOURCES;
+  if (entry.databases !== undefined) {
+    for (const key of ['include', 'exclude'] as const) {
+      if (entry[key] !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'cannot be combined with databases: it filters discovered databases only',
+        });
+    }
+  } else if (sources.includes('redis_stats') && !sources.includes('databases')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['databases'],
+      message: 'is required when the databases source is not polled (it discovers the databases)',
+    });
+  }
+  if (sources.includes('qstash_stats') && !sources.includes('qstash_users')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['sources'],
+      message: 'lists qstash_stats without qstash_users, which tells it the QStash instances to poll',
+    });
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Replaces an entry's `interval` and `schedule` by the one schedule it runs on. */
 const withSchedule =
   (defaultInterval: string) =>
@@ -192,31 +224,15 @@ const managementEntry = z
       .optional(),
     include: z.array(regex).optional(),
     exclude: z.array(regex).optional(),
+    interval: interval.optional(),
+    schedule: cronSchedule.optional(),
     sources: distinct(z.enum(MANAGEMENT_SOURCES), 'a source')
       .min(1, 'must list at least one source')
       .optional(),
-    interval: interval.optional(),
-    schedule: cronSchedule.optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.management))
-  .superRefine((entry, ctx) => {
-    if (entry.databases !== undefined) {
-      for (const key of ['include', 'exclude'] as const) {
-        if (entry[key] !== undefined)
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: 'cannot be combined with databases: it filters discovered databases only',
-          });
-      }
-    } else if (entry.sources !== undefined && !entry.sources.includes('databases')) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['databases'],
-        message: 'is required when the databases source is not polled (it discovers the databases)',
-      });
-    }
-  })
+  // Run even when other keys failed, so a missing `databases` shows in the same run as they do.
+  .superRefine(managementSourceRules, { when: (payload) => isRecord(payload.value) })
   .transform(withSchedule(DEFAULTS.managementInterval));
 
 /** The config file as parsed by zod, before resolution. */
@@ -250,6 +266,8 @@ export const fileSchema = z.strictObject({
       max_flow_control_keys: count(1).optional(),
       max_url_groups: count(1).optional(),
       max_commands_per_database: count(1).optional(),
+      max_queues: count(1).optional(),
+      max_schedules: count(1).optional(),
     })
     .optional(),
   qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),

@@ -53,6 +53,8 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
       maxUrlGroups: file.limits?.max_url_groups ?? DEFAULTS.limits.maxUrlGroups,
       maxCommandsPerDatabase:
         file.limits?.max_commands_per_database ?? DEFAULTS.limits.maxCommandsPerDatabase,
+      maxQueues: file.limits?.max_queues ?? DEFAULTS.limits.maxQueues,
+      maxSchedules: file.limits?.max_schedules ?? DEFAULTS.limits.maxSchedules,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),

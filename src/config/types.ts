@@ -14,10 +14,16 @@ export interface Sharding {
   readonly total: number;
 }
 
-export const QSTASH_SOURCES = ['flow_control', 'url_groups'] as const;
+export const QSTASH_SOURCES = [
+  'flow_control',
+  'url_groups',
+  'queues',
+  'schedules',
+  'global_parallelism',
+] as const;
 export type QstashSourceName = (typeof QSTASH_SOURCES)[number];
 
-/** One QStash token: both QStash sources of one account (tokens are per region). */
+/** One QStash token: the QStash sources of one account (tokens are per region). */
 export interface QstashAccount {
   readonly name: string;
   /** Base URL without a trailing slash. */
@@ -27,7 +33,7 @@ export interface QstashAccount {
   readonly sources: readonly QstashSourceName[];
 }
 
-export const MANAGEMENT_SOURCES = ['databases', 'redis_stats'] as const;
+export const MANAGEMENT_SOURCES = ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'] as const;
 export type ManagementSourceName = (typeof MANAGEMENT_SOURCES)[number];
 
 /** One management API key: its Redis databases (listed, or discovered) and their stats. */
@@ -61,6 +67,8 @@ export interface Limits {
   readonly maxFlowControlKeys: number;
   readonly maxUrlGroups: number;
   readonly maxCommandsPerDatabase: number;
+  readonly maxQueues: number;
+  readonly maxSchedules: number;
 }
 
 /** The validated configuration the whole program runs on. */
@@ -88,6 +96,12 @@ export const DEFAULTS = {
   qstashInterval: '30s',
   managementInterval: '60s',
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
-  limits: { maxFlowControlKeys: 1000, maxUrlGroups: 1000, maxCommandsPerDatabase: 100 },
+  limits: {
+    maxFlowControlKeys: 1000,
+    maxUrlGroups: 1000,
+    maxCommandsPerDatabase: 100,
+    maxQueues: 1000,
+    maxSchedules: 1000,
+  },
   envAccount: 'default',
 } as const;

@@ -1,6 +1,6 @@
 import { Secret } from '../config/secret.js';
 import { scheduleFromInterval, type Schedule } from '../config/schedule.js';
-import { DEFAULTS, type Config } from '../config/types.js';
+import { DEFAULTS, MANAGEMENT_SOURCES, QSTASH_SOURCES, type Config } from '../config/types.js';
 import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from './simulator.js';
 
 /** The configuration of `--demo`: one QStash and one management account on the simulator at `url`,
@@ -22,7 +22,7 @@ export function demoConfig(
         url,
         token: new Secret(DEMO_QSTASH_TOKEN),
         schedule,
-        sources: ['flow_control', 'url_groups'],
+        sources: QSTASH_SOURCES,
       },
     ],
     management: [
@@ -35,7 +35,7 @@ export function demoConfig(
         include: [],
         exclude: [],
         schedule: statsSchedule,
-        sources: ['databases', 'redis_stats'],
+        sources: MANAGEMENT_SOURCES,
       },
     ],
     origin: 'demo (embedded simulator)',

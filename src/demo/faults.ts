@@ -72,14 +72,20 @@ export class Timers {
   }
 }
 
-/** A JSON body of exactly `bytes` (when that fits the frame) that keeps the route's outer shape. */
-export function oversizeBody(frame: readonly [head: string, tail: string], bytes: number): Buffer {
+/**
+ * A JSON body of exactly `bytes` (when that fits the frame) that keeps the route's outer shape, as
+ * its three parts: the padding is shared between requests of one size, so that many sources hitting
+ * the fault at once do not each allocate (and fill) tens of megabytes.
+ */
+export function oversizeBody(frame: readonly [head: string, tail: string], bytes: number): Buffer[] {
   const [head, tail] = frame;
-  const padding = Math.max(0, bytes - head.length - tail.length);
-  const body = Buffer.alloc(head.length + padding + tail.length, 'x');
-  body.write(head, 0);
-  body.write(tail, head.length + padding);
-  return body;
+  return [Buffer.from(head), padding(Math.max(0, bytes - head.length - tail.length)), Buffer.from(tail)];
+}
+
+let sharedPadding: Buffer | undefined;
+function padding(length: number): Buffer {
+  if (sharedPadding?.length !== length) sharedPadding = Buffer.alloc(length, 'x');
+  return sharedPadding;
 }
 
 /** What a fault needs besides the response: the normal answer (computed only if used), and more. */
@@ -149,12 +155,14 @@ export function applyFault(res: ServerResponse, fault: Fault, site: FaultSite): 
       send(res, { status: fault.status ?? 200, body: Buffer.from(fault.body) }, fault.contentType);
       return;
     case 'oversize': {
-      const body = oversizeBody(site.oversizeFrame, fault.bytes);
-      if (fault.chunked) {
-        res.writeHead(200, { 'content-type': JSON_TYPE });
-        res.write(body);
-        res.end();
-      } else send(res, { status: 200, body });
+      const parts = oversizeBody(site.oversizeFrame, fault.bytes);
+      const length = parts.reduce((sum, part) => sum + part.length, 0);
+      res.writeHead(200, {
+        'content-type': JSON_TYPE,
+        ...(fault.chunked !== true && { 'content-length': String(length) }),
+      });
+      for (const part of parts) res.write(part);
+      res.end();
       return;
     }
     case 'content-type':

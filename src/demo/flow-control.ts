@@ -13,8 +13,13 @@ export interface FlowControlEntry {
   parallelismMax?: number;
   parallelismCount?: number;
   rateMax?: number;
+  rateCount?: number;
   ratePeriod?: number;
+  isPaused?: boolean;
 }
+
+/** A default flow-control key whose delivery is paused, so its wait list never drains below a few. */
+export const DEMO_PAUSED_FLOW_CONTROL_KEY = 'tenant-42';
 
 /** Options of the simulated `GET /v2/flowControl/`. */
 export interface FlowControlOptions {
@@ -66,14 +71,21 @@ function waitListSize(p: FlowKeyProfile, t: number): number {
 }
 
 function flowEntry(p: FlowKeyProfile, t: number): FlowControlEntry {
-  const size = waitListSize(p, t);
+  const paused = p.key === DEMO_PAUSED_FLOW_CONTROL_KEY;
+  const size = paused ? Math.max(5, waitListSize(p, t)) : waitListSize(p, t);
+  // A key with a backlog runs at its parallelism limit; a paused one runs nothing.
+  const running = paused || size === 0 ? 0 : p.parallelismMax;
+  const dispatched = paused ? 0 : Math.min(p.rateMax, size * 3);
+  // Upstash omits zero values: no rateCount when nothing was dispatched, no isPaused unless paused.
   return {
     flowControlKey: p.key,
     waitListSize: size,
     parallelismMax: p.parallelismMax,
-    parallelismCount: size > 0 ? p.parallelismMax : 0,
+    parallelismCount: running,
     rateMax: p.rateMax,
+    ...(dispatched > 0 && { rateCount: dispatched }),
     ratePeriod: 60,
+    ...(paused && { isPaused: true }),
   };
 }
 

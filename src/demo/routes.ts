@@ -1,6 +1,11 @@
 import { databasesEndpoint } from './databases.js';
 import { flowControlEndpoint } from './flow-control.js';
+import { globalParallelismEndpoint } from './global-parallelism.js';
+import { qstashStatsEndpoint } from './qstash-stats.js';
+import { qstashUsersEndpoint } from './qstash-users.js';
+import { queuesEndpoint } from './queues.js';
 import { redisStatsEndpoint } from './redis-stats.js';
+import { schedulesEndpoint } from './schedules.js';
 import { urlGroupsEndpoint } from './url-groups.js';
 
 /** Every simulated endpoint, in the order paths are matched. Adding an endpoint: its module and a line here. */
@@ -9,6 +14,11 @@ export const ENDPOINTS = [
   urlGroupsEndpoint,
   redisStatsEndpoint,
   databasesEndpoint,
+  queuesEndpoint,
+  schedulesEndpoint,
+  globalParallelismEndpoint,
+  qstashUsersEndpoint,
+  qstashStatsEndpoint,
 ] as const;
 
 /** The Upstash operations the simulator serves. */

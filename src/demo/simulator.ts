@@ -4,7 +4,11 @@ import { FaultTable } from './faults.js';
 import type { Fault } from './faults.js';
 import type { DatabasesOptions } from './databases.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
+import type { GlobalParallelismBody } from './global-parallelism.js';
+import type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
+import type { QueueEntry } from './queues.js';
 import type { RedisStatsOptions } from './redis-stats.js';
+import type { ScheduleEntry } from './schedules.js';
 import { ENDPOINTS, ROUTES } from './routes.js';
 import type { Endpoints, Route } from './routes.js';
 import { SimulatorServer } from './server.js';
@@ -25,6 +29,14 @@ export {
   NO_LIMIT,
 } from './databases.js';
 export { DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
+export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
+export type { GlobalParallelismBody } from './global-parallelism.js';
+export { DEMO_QSTASH_INSTANCES, demoInstanceToken } from './qstash-users.js';
+export type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
+export { DEMO_BUSY_QUEUE, DEMO_PAUSED_QUEUE } from './queues.js';
+export type { QueueEntry } from './queues.js';
+export { DEMO_FAILING_SCHEDULE, DEMO_SCHEDULE_SECRET } from './schedules.js';
+export type { ScheduleEntry } from './schedules.js';
 export type { RedisStatsOptions } from './redis-stats.js';
 export { ROUTES } from './routes.js';
 export type { Route } from './routes.js';
@@ -40,7 +52,7 @@ export const DEMO_API_KEY = 'demo-management-api-key';
 
 /** Options of {@link startSimulator}; every field has a demo-friendly default. */
 export interface SimulatorOptions
-  extends FlowControlOptions, UrlGroupsOptions, RedisStatsOptions, DatabasesOptions {
+  extends FlowControlOptions, UrlGroupsOptions, RedisStatsOptions, DatabasesOptions, QstashUsersOptions {
   /** Listen address; default `127.0.0.1`. */
   host?: string;
   /** Listen port; default 0 (ephemeral). */
@@ -83,6 +95,14 @@ export interface Simulator {
   setWaitListGrowth(key: string, perMinute: number | null): void;
   /** Replace the set of database IDs that exist (others answer 404; the listing lists exactly these). */
   setDatabases(ids: readonly string[]): void;
+  /** Serve these queues instead of generated ones; `null` goes back to generated data. */
+  setQueues(entries: readonly QueueEntry[] | null): void;
+  /** Serve these schedules instead of generated ones; `null` goes back to generated data. */
+  setSchedules(entries: readonly ScheduleEntry[] | null): void;
+  /** Replace the QStash instances the management API lists (the stats of others answer 404). */
+  setQstashInstances(instances: readonly DemoQstashInstance[]): void;
+  /** Serve this global parallelism instead of the generated one; `null` goes back to generated data. */
+  setGlobalParallelism(body: GlobalParallelismBody | null): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;
   /** Listen again on the same port after {@link Simulator.stop}, keeping all state. */
@@ -144,6 +164,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setDatabases: (ids) => {
       endpoints.redis_stats.setDatabases(ids);
       endpoints.databases.setDatabases(ids);
+    },
+    setQueues: (entries) => {
+      endpoints.queues.setOverride(entries);
+    },
+    setSchedules: (entries) => {
+      endpoints.schedules.setOverride(entries);
+    },
+    setGlobalParallelism: (body) => {
+      endpoints.global_parallelism.setOverride(body);
+    },
+    setQstashInstances: (instances) => {
+      endpoints.qstash_users.setInstances(instances);
+      endpoints.qstash_stats.setInstances(instances);
     },
     stop: () => server.stop(),
     async restart() {

@@ -113,6 +113,7 @@ export const databases: SourceKind<'databases'> = {
   name: 'databases',
   api: 'management',
   per: 'account',
+  lists: 'database',
   metrics: [METRICS.databases, METRICS.info, METRICS.created, ...Object.values(LIMIT_METRICS)],
   async poll({ client, account, databases: selection, signal, deadline }) {
     const all = await fetchDatabases(client, { ...account, signal, deadline });

@@ -12,6 +12,30 @@ const METRICS = {
     'upstash_qstash_flow_control_keys',
     `Flow-control keys upstream, including any omitted by max_flow_control_keys (count). ${POLLED_QSTASH}`,
   ),
+  paused: gauge(
+    'upstash_qstash_flow_control_paused',
+    `Whether delivery of a flow-control key's messages is paused (1 paused, 0 not). ${POLLED_QSTASH}`,
+  ),
+  parallelismMax: gauge(
+    'upstash_qstash_flow_control_parallelism_max',
+    `Messages a flow-control key may run at once, for keys with a parallelism limit (count). ${POLLED_QSTASH}`,
+  ),
+  parallelismInUse: gauge(
+    'upstash_qstash_flow_control_parallelism_in_use',
+    `Messages of a flow-control key running now, for keys with a parallelism limit (count). ${POLLED_QSTASH}`,
+  ),
+  rateMax: gauge(
+    'upstash_qstash_flow_control_rate_max',
+    `Messages a flow-control key may dispatch per rate period, for keys with a rate limit (count). ${POLLED_QSTASH}`,
+  ),
+  rateDispatched: gauge(
+    'upstash_qstash_flow_control_rate_dispatched',
+    `Messages a flow-control key dispatched in the current rate period, for keys with a rate limit (count). ${POLLED_QSTASH}`,
+  ),
+  ratePeriod: gauge(
+    'upstash_qstash_flow_control_rate_period_seconds',
+    `Length of a flow-control key's rate period, for keys with a rate limit (seconds). ${POLLED_QSTASH}`,
+  ),
   keysOmitted: gauge(
     'upstash_qstash_flow_control_keys_omitted',
     `Flow-control keys not exported because of max_flow_control_keys; the largest wait lists are kept (count). ${POLLED_QSTASH}`,
@@ -35,9 +59,28 @@ export function flowControlSamples(
   );
   // One label pair shared by all of an account's keys: ten thousand keys are common.
   const accountLabel = ['account', account] as const;
-  const samples = kept.map((k) =>
-    sample(METRICS.waitListSize, [accountLabel, ['flow_control_key', k.key]], k.waitListSize),
-  );
+  const samples: Sample[] = [];
+  for (const k of kept) {
+    const labels = [accountLabel, ['flow_control_key', k.key]] as const;
+    samples.push(
+      sample(METRICS.waitListSize, labels, k.waitListSize),
+      // Upstash omits zero values: no isPaused is not paused, no count is none.
+      sample(METRICS.paused, labels, k.paused === true ? 1 : 0),
+    );
+    if (k.parallelismMax !== undefined) {
+      samples.push(
+        sample(METRICS.parallelismMax, labels, k.parallelismMax),
+        sample(METRICS.parallelismInUse, labels, k.parallelismCount ?? 0),
+      );
+    }
+    if (k.rateMax !== undefined) {
+      samples.push(
+        sample(METRICS.rateMax, labels, k.rateMax),
+        sample(METRICS.rateDispatched, labels, k.rateCount ?? 0),
+      );
+      if (k.ratePeriod !== undefined) samples.push(sample(METRICS.ratePeriod, labels, k.ratePeriod));
+    }
+  }
   samples.push(
     sample(METRICS.keys, [accountLabel], keys.length),
     sample(METRICS.keysOmitted, [accountLabel], keys.length - kept.length),

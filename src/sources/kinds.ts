@@ -1,12 +1,27 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import { databases } from './databases.js';
 import { flowControl } from './flow-control.js';
+import { globalParallelism } from './global-parallelism.js';
+import { qstashStats } from './qstash-stats.js';
+import { qstashUsers } from './qstash-users.js';
+import { queues } from './queues.js';
 import { redisStats } from './redis-stats.js';
+import { schedules } from './schedules.js';
 import type { SourceKind } from './source.js';
 import { urlGroups } from './url-groups.js';
 
 /** Every kind of source, in the order their families are exposed. Adding a source: one line here. */
-export const SOURCE_KINDS = [flowControl, urlGroups, databases, redisStats] as const;
+export const SOURCE_KINDS = [
+  flowControl,
+  urlGroups,
+  databases,
+  redisStats,
+  queues,
+  schedules,
+  globalParallelism,
+  qstashUsers,
+  qstashStats,
+] as const;
 
 /** The name of a source kind: the `source` label and the name under `sources:` in the config. */
 export type SourceName = (typeof SOURCE_KINDS)[number]['name'];

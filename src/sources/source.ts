@@ -16,6 +16,8 @@ export interface SourceLimits {
   readonly maxFlowControlKeys: number;
   readonly maxUrlGroups: number;
   readonly maxCommandsPerDatabase: number;
+  readonly maxQueues: number;
+  readonly maxSchedules: number;
 }
 
 /**

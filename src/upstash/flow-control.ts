@@ -3,16 +3,49 @@ import type { Target, UpstashClient } from './client.js';
 import { InvalidResponseError } from './errors.js';
 import { assertUnique, parseEntries, parseEntriesInSlices } from './schema.js';
 
-/** One flow-control key and how many messages wait behind it. */
+/**
+ * One flow-control key, how many messages wait behind it, and its limits. The optional figures are
+ * present only when Upstash sent them (it omits zero values and unset limits).
+ */
 export interface FlowControlKey {
   readonly key: string;
   readonly waitListSize: number;
+  readonly paused?: boolean;
+  readonly parallelismMax?: number;
+  readonly parallelismCount?: number;
+  readonly rateMax?: number;
+  readonly rateCount?: number;
+  /** Seconds. */
+  readonly ratePeriod?: number;
 }
+
+const OPTIONAL_FIGURES = [
+  'parallelismMax',
+  'parallelismCount',
+  'rateMax',
+  'rateCount',
+  'ratePeriod',
+] as const;
 
 // Extra fields on entries are stripped: they are not ours to export. A missing, empty or repeated
 // key, or a missing size, is not tolerated: a changed API must be loud, not half-reported (an empty
-// key would export a series without its flow_control_key label).
-const entry = z.object({ flowControlKey: z.string().min(1), waitListSize: z.number() });
+// key would export a series without its flow_control_key label). Some Upstash documents spell the
+// size `waitlistSize`; it is read where `waitListSize` is absent.
+const entry = z
+  .object({
+    flowControlKey: z.string().min(1),
+    waitListSize: z.number().optional(),
+    waitlistSize: z.number().optional(),
+    isPaused: z.boolean().optional(),
+    ...(Object.fromEntries(OPTIONAL_FIGURES.map((field) => [field, z.number().optional()])) as Record<
+      (typeof OPTIONAL_FIGURES)[number],
+      z.ZodOptional<z.ZodNumber>
+    >),
+  })
+  .refine((e) => e.waitListSize !== undefined || e.waitlistSize !== undefined, {
+    message: 'expected a number',
+    path: ['waitListSize'],
+  });
 
 /** Parses a flow-control list body (documented object or bare array); throws on any other shape. */
 export function parseFlowControl(json: unknown, url = 'flowControl'): FlowControlKey[] {
@@ -48,7 +81,18 @@ function toKeys(
   entries: readonly z.output<typeof entry>[],
   fail: (problem: string) => Error,
 ): FlowControlKey[] {
-  const keys = entries.map((e) => ({ key: e.flowControlKey, waitListSize: e.waitListSize }));
+  const keys = entries.map((e): FlowControlKey => {
+    const key: { -readonly [K in keyof FlowControlKey]: FlowControlKey[K] } = {
+      key: e.flowControlKey,
+      waitListSize: e.waitListSize ?? e.waitlistSize ?? 0,
+    };
+    if (e.isPaused !== undefined) key.paused = e.isPaused;
+    for (const field of OPTIONAL_FIGURES) {
+      const value = e[field];
+      if (value !== undefined) key[field] = value;
+    }
+    return key;
+  });
   assertUnique(keys, (k) => k.key, 'flowControlKey', fail);
   return keys;
 }

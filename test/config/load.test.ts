@@ -116,7 +116,7 @@ describe('precedence of listen address and log level: flag > file > default', ()
 });
 
 describe('env-only mode', () => {
-  test('QSTASH_TOKEN alone enables both QStash sources for account default, every 30s', () => {
+  test('QSTASH_TOKEN alone enables all five QStash sources for account default, every 30s', () => {
     const config = fromEnv({ QSTASH_TOKEN: 'qs-secret' });
     expect(config.origin).toBe('environment');
     expect(config.management).toEqual([]);
@@ -125,7 +125,13 @@ describe('env-only mode', () => {
     expect(account!.name).toBe('default');
     expect(account!.url).toBe('https://qstash.upstash.io');
     expect(account!.token.reveal()).toBe('qs-secret');
-    expect(account!.sources).toEqual(['flow_control', 'url_groups']);
+    expect(account!.sources).toEqual([
+      'flow_control',
+      'url_groups',
+      'queues',
+      'schedules',
+      'global_parallelism',
+    ]);
     expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
     expect(config.http).toEqual({
       timeoutMs: 10_000,
@@ -137,6 +143,8 @@ describe('env-only mode', () => {
       maxFlowControlKeys: 1000,
       maxUrlGroups: 1000,
       maxCommandsPerDatabase: 100,
+      maxQueues: 1000,
+      maxSchedules: 1000,
     });
   });
 
@@ -224,7 +232,7 @@ describe('env-only mode', () => {
       databases: undefined,
       include: [],
       exclude: [],
-      sources: ['databases', 'redis_stats'],
+      sources: ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'],
     });
   });
 
@@ -280,6 +288,8 @@ http:
 limits:
   max_flow_control_keys: 50
   max_url_groups: 20
+  max_queues: 30
+  max_schedules: 40
 qstash:
   - name: eu
     url: https://qstash-eu.example.com/
@@ -296,6 +306,7 @@ management:
     api_key_file: /run/secrets/api-key
     databases: [db-id-1, db-id-2]
     interval: 2m
+    sources: [redis_stats, qstash_users]
 `;
 
   test('every key is read and resolved', () => {
@@ -316,7 +327,13 @@ management:
       concurrency: 8,
       maxBodyBytes: 8 * 1024 * 1024,
     });
-    expect(config.limits).toEqual({ maxFlowControlKeys: 50, maxUrlGroups: 20, maxCommandsPerDatabase: 100 });
+    expect(config.limits).toEqual({
+      maxFlowControlKeys: 50,
+      maxUrlGroups: 20,
+      maxCommandsPerDatabase: 100,
+      maxQueues: 30,
+      maxSchedules: 40,
+    });
 
     const [eu, us] = config.qstash;
     expect(eu!.name).toBe('eu');
@@ -326,7 +343,7 @@ management:
     expect(eu!.schedule).toEqual({ cron: '*/15 * * * * *', intervalMs: 15_000 });
     expect(us!.url).toBe('https://qstash.upstash.io');
     expect(us!.token.reveal()).toBe('us-secret');
-    expect(us!.sources).toEqual(['flow_control', 'url_groups']);
+    expect(us!.sources).toEqual(['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism']);
     expect(us!.schedule).toEqual({ cron: '0 */5 * * * *', intervalMs: 300_000 });
 
     const [main] = config.management;
@@ -336,6 +353,7 @@ management:
       email: 'ops@example.com',
       databases: ['db-id-1', 'db-id-2'],
       schedule: { cron: '0 */2 * * * *', intervalMs: 120_000 },
+      sources: ['redis_stats', 'qstash_users'],
     });
     expect(main!.apiKey.reveal()).toBe('api-secret');
   });
@@ -354,6 +372,8 @@ management:
       maxFlowControlKeys: 1000,
       maxUrlGroups: 1000,
       maxCommandsPerDatabase: 100,
+      maxQueues: 1000,
+      maxSchedules: 1000,
     });
     expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
     expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
@@ -476,7 +496,9 @@ management:
   test('sources: a typo, an empty list and a repeated source are errors', () => {
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: [flowcontrol]\n'))),
-    ).toEqual(['qstash[0].sources[0]: must be one of flow_control, url_groups']);
+    ).toEqual([
+      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism',
+    ]);
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: []\n'))),
     ).toEqual(['qstash[0].sources: must list at least one source']);
@@ -487,6 +509,31 @@ management:
         ),
       ),
     ).toEqual(['qstash[0].sources: lists a source twice']);
+  });
+
+  test('management sources: all four by default; QStash alone needs no databases', () => {
+    const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
+    expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual([
+      'databases',
+      'redis_stats',
+      'qstash_users',
+      'qstash_stats',
+    ]);
+    const qstashOnly = fromYaml(`${base}    sources: [qstash_users, qstash_stats]\n`).management[0]!;
+    expect(qstashOnly.sources).toEqual(['qstash_users', 'qstash_stats']);
+    expect(qstashOnly.databases).toBeUndefined();
+    expect(lines(configError(() => fromYaml(`${base}    sources: [qstash_stats]\n`)))).toEqual([
+      'management[0].sources: lists qstash_stats without qstash_users, which tells it the QStash instances to poll',
+    ]);
+    expect(lines(configError(() => fromYaml(`${base}    sources: [redis_stats]\n`)))).toEqual([
+      'management[0].databases: is required when the databases source is not polled (it discovers the databases)',
+    ]);
+  });
+
+  test('limits.max_queues and limits.max_schedules must be whole numbers of at least 1', () => {
+    expect(
+      lines(configError(() => fromYaml(`limits:\n  max_queues: 0\n  max_schedules: 1.5\n${MINIMAL}`))),
+    ).toEqual(['limits.max_queues: must be at least 1', 'limits.max_schedules: must be a whole number']);
   });
 
   describe('intervals', () => {
@@ -851,7 +898,7 @@ describe('management discovery, filters, sources and the command cap', () => {
   const entry = (extra: string): string =>
     `management:\n  - name: m\n    email: e@x\n    api_key: k\n${extra}`;
 
-  test('without databases: discovery, with include/exclude and both sources by default', () => {
+  test('without databases: discovery, with include/exclude and all four sources by default', () => {
     const config = fromYaml(
       `limits:\n  max_commands_per_database: 7\n${entry('    include: ["prod-.*"]\n    exclude: [".*-scratch"]\n')}`,
     );
@@ -859,7 +906,7 @@ describe('management discovery, filters, sources and the command cap', () => {
       databases: undefined,
       include: ['prod-.*'],
       exclude: ['.*-scratch'],
-      sources: ['databases', 'redis_stats'],
+      sources: ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'],
     });
     expect(config.limits.maxCommandsPerDatabase).toBe(7);
   });
@@ -890,7 +937,9 @@ describe('management discovery, filters, sources and the command cap', () => {
     const config = fromYaml(entry('    databases: [d]\n    sources: [redis_stats]\n'));
     expect(config.management[0]).toMatchObject({ databases: ['d'], sources: ['redis_stats'] });
     const error = configError(() => fromYaml(entry('    sources: [databases, queues]\n')));
-    expect(lines(error)).toEqual(['management[0].sources[1]: must be one of databases, redis_stats']);
+    expect(lines(error)).toEqual([
+      'management[0].sources[1]: must be one of databases, redis_stats, qstash_users, qstash_stats',
+    ]);
   });
 
   test('max_commands_per_database must be at least 1', () => {

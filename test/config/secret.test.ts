@@ -72,7 +72,7 @@ management:
     expect(summary).toContain('web_config_file: /etc/ux/web.yml');
     expect(summary).toMatch(/^qstash eu: https:\/\/qstash-eu\.example\.com, token <redacted>, .*every 30s/m);
     expect(summary).toMatch(
-      /^management main: .*email ops@example\.com, api_key <redacted>, sources databases, redis_stats, databases db-1, db-2/m,
+      /^management main: .*email ops@example\.com, api_key <redacted>, sources databases, redis_stats, qstash_users, qstash_stats, databases db-1, db-2/m,
     );
     expect(summary).toContain('schedule "0 */5 * * * *" (every 300s)');
     expect(summary.endsWith('\n')).toBe(true);

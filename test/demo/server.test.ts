@@ -32,7 +32,7 @@ describe('auth', () => {
 describe('routes', () => {
   test('unknown paths answer 404 and other methods 405', async () => {
     const sim = await start();
-    expect((await fetch(`${sim.url}/v2/queues`, { headers: bearer() })).status).toBe(404);
+    expect((await fetch(`${sim.url}/v2/dlq`, { headers: bearer() })).status).toBe(404);
     const res = await fetch(`${sim.url}/v2/topics`, { method: 'POST', headers: bearer(), body: '{}' });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET');

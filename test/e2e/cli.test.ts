@@ -85,7 +85,9 @@ management:
       UPSTASH_API_KEY: 'api-secret-xyz',
     });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('sources databases, redis_stats, databases discovered (all)');
+    expect(result.stdout).toContain(
+      'sources databases, redis_stats, qstash_users, qstash_stats, databases discovered (all)',
+    );
     expect(result.stdout).not.toContain('api-secret-xyz');
   });
 

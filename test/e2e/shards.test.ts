@@ -22,6 +22,7 @@ import {
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 const DATABASES = Array.from({ length: 9 }, (_, i) => `db-shard-${i}`);
 const ACCOUNTS = ['eu', 'us', 'ap'];
+const LISTINGS = new Set<string>(['databases', 'qstash_users']);
 
 function config(url: string): string {
   return writeConfig(`
@@ -85,9 +86,15 @@ describe('shards', () => {
     expect(union.sort()).toEqual(upLabels(whole).sort());
     for (const route of ROUTES) {
       const requests = sims.slice(1).reduce((n, sim) => n + sim.requests(route), 0);
-      expect(requests, route).toBe(sims[0]!.requests(route));
+      // The listings are the contract's exception: each shard that needs their news asks itself.
+      if (LISTINGS.has(route)) {
+        expect(requests, route).toBeGreaterThanOrEqual(sims[0]!.requests(route));
+        expect(requests, route).toBeLessThanOrEqual(3 * sims[0]!.requests(route));
+      } else {
+        expect(requests, route).toBe(sims[0]!.requests(route));
+      }
     }
-    // Every shard has some of the 15 units.
+    // Every shard has some of the units.
     for (const text of shards) expect(upLabels(text).length).toBeGreaterThan(0);
   });
 

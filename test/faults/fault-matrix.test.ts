@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { Fault } from '../../src/demo/simulator.js';
+import { DEMO_QSTASH_INSTANCES, type Fault } from '../../src/demo/simulator.js';
+import { MANAGEMENT_SOURCES, QSTASH_SOURCES } from '../../src/config/types.js';
 import type { FailureReason } from '../../src/poller/self-metrics.js';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
 import { DATABASES, eventually, leakedSecret, startHarness, type Harness } from './harness.js';
@@ -45,6 +46,30 @@ const SOURCES: readonly SourceCase[] = [
   ...DATABASES.map((id) => ({
     labels: { source: 'redis_stats', account: 'main', database_id: id },
     data: { name: 'upstash_redis_connections', labels: { account: 'main', database_id: id } },
+  })),
+  {
+    labels: { source: 'queues', account: 'eu', database_id: '', qstash_id: '' },
+    data: { name: 'upstash_qstash_queues', labels: { account: 'eu' } },
+  },
+  {
+    labels: { source: 'schedules', account: 'eu', database_id: '', qstash_id: '' },
+    data: { name: 'upstash_qstash_schedules_omitted', labels: { account: 'eu' } },
+  },
+  {
+    labels: { source: 'global_parallelism', account: 'eu', database_id: '', qstash_id: '' },
+    data: { name: 'upstash_qstash_global_parallelism_max', labels: { account: 'eu' } },
+  },
+  {
+    labels: { source: 'qstash_users', account: 'main', database_id: '', qstash_id: '' },
+    data: {
+      name: 'upstash_qstash_max_requests_per_day',
+      labels: { account: 'main', qstash_id: DEMO_QSTASH_INSTANCES[0]!.id },
+    },
+  },
+  // While the listing fails its last set of instances keeps being polled, and fails the same way.
+  ...DEMO_QSTASH_INSTANCES.map(({ id }) => ({
+    labels: { source: 'qstash_stats', account: 'main', database_id: '', qstash_id: id },
+    data: { name: 'upstash_qstash_dlq_messages', labels: { account: 'main', qstash_id: id } },
   })),
 ];
 
@@ -126,7 +151,14 @@ describe.concurrent('fault matrix: every source × every fault', () => {
   test.each(FAULTS)('$name → $reason', { timeout: 180_000 }, async (fault) => {
     const release = await slots(fault.exclusive === true ? SLOTS : 1);
     try {
-      const h = await startHarness({ intervalSeconds: INTERVAL_S, http: { timeoutMs: HTTP_TIMEOUT_MS } });
+      const h = await startHarness({
+        intervalSeconds: INTERVAL_S,
+        // A slot per source: every source meets the fault at once, rather than waiting out each
+        // other's timeouts in the default four slots (the matrix is about reasons, not the cap).
+        http: { timeoutMs: HTTP_TIMEOUT_MS, concurrency: 16 },
+        qstashSources: QSTASH_SOURCES,
+        managementSources: MANAGEMENT_SOURCES,
+      });
       try {
         await runCase(h, fault);
       } finally {
@@ -178,7 +210,10 @@ async function runCase(h: Harness, { fault, reason, skips }: FaultCase): Promise
       const others = failedAt
         .filter((x) => x.name === 'upstash_exporter_poll_failures_total')
         .filter(
-          (x) => x.labels.source === src.labels.source && x.labels.database_id === src.labels.database_id,
+          (x) =>
+            x.labels.source === src.labels.source &&
+            x.labels.database_id === src.labels.database_id &&
+            x.labels.qstash_id === (src.labels.qstash_id ?? ''),
         )
         .filter((x) => x.labels.reason !== reason && x.value > 0);
       expect(others.map((x) => x.labels.reason)).toEqual([]);

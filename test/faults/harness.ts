@@ -8,8 +8,16 @@ import {
   type HttpSettings,
   type Limits,
   type ManagementSourceName,
+  type QstashSourceName,
 } from '../../src/config/types.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/demo/simulator.js';
+import {
+  DEMO_QSTASH_INSTANCES,
+  DEMO_SCHEDULE_SECRET,
+  demoInstanceToken,
+  startSimulator,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import type { LogLevel } from '../../src/config/types.js';
 import { parseExposition, type ParsedSample } from './exposition-parser.js';
@@ -20,12 +28,18 @@ export const EMAIL = 'ops@example.com';
 export const API_KEY = 'mgmt-key-K9vLSECRETp03w';
 export const DATABASES = ['db-alpha', 'db-beta'];
 
-/** Every form in which a credential could leak: raw, and inside the Basic header we send. */
+/**
+ * Every form in which a credential could leak: raw, and inside the Basic header we send; the tokens
+ * the QStash instance listing carries; and the secret the simulated schedules hold in their
+ * destination, headers and body.
+ */
 export const SECRET_FORMS = [
   QSTASH_TOKEN,
   API_KEY,
   Buffer.from(`${EMAIL}:${API_KEY}`).toString('base64'),
   `Bearer ${QSTASH_TOKEN}`,
+  ...DEMO_QSTASH_INSTANCES.flatMap((i) => [demoInstanceToken(i.id), demoInstanceToken(i.id, true)]),
+  DEMO_SCHEDULE_SECRET,
 ];
 
 /** A running exporter on loopback, polling a simulator, with its log lines captured. */
@@ -67,6 +81,8 @@ export interface HarnessOptions {
   readonly discover?: boolean;
   readonly include?: readonly string[];
   readonly exclude?: readonly string[];
+  /** QStash sources; default the seed two, `flow_control` and `url_groups`. */
+  readonly qstashSources?: readonly QstashSourceName[];
 }
 
 /** Builds the Config object the exporter runs on, pointing at `url`. */
@@ -93,7 +109,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
       url,
       token: new Secret(QSTASH_TOKEN),
       schedule,
-      sources: ['flow_control', 'url_groups'] as const,
+      sources: options.qstashSources ?? (['flow_control', 'url_groups'] as const),
     })),
     management: [
       {

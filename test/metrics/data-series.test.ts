@@ -12,7 +12,8 @@ describe('DataSeries', () => {
     expect(text.match(/# TYPE upstash_qstash_flow_control_wait_list_size gauge/g)).toHaveLength(1);
     expect(text.indexOf('account="a"')).toBeLessThan(text.indexOf('account="b"'));
     expect(text).not.toContain('upstash_redis');
-    expect(series.size).toBe(6);
+    // Per account: the key's wait list and paused state, the key count and the omitted count.
+    expect(series.size).toBe(8);
   });
 
   it('forgets a source on drop and re-renders', () => {

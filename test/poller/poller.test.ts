@@ -295,7 +295,7 @@ describe('Poller, hostile input', () => {
     const text = `${series.render('text')}${await renderRegistry(registry, 'text')}`;
     expect(text).toMatch(/^upstash_exporter_poll_failures_total\{[^}]*reason="internal"\} [1-9]/m);
     expect(text).toContain('flow_control_key="k"} 1');
-    expect(text.match(/flow_control_key="k"/g)).toHaveLength(1);
+    expect(text.match(/wait_list_size\{[^}]*flow_control_key="k"/g)).toHaveLength(1);
   });
 
   it('says "series dropped" once: not again when a reload re-arms a unit that was already stale', async () => {

@@ -15,7 +15,13 @@ const entry = (databases: readonly string[] | 'discovered'): SourceEntry => ({
 });
 const deps = (known = new Map<string, readonly string[]>(), shard = { shard: 0, total: 1 }): UnitDeps => ({
   client,
-  limits: { maxFlowControlKeys: 10, maxUrlGroups: 10, maxCommandsPerDatabase: 10 },
+  limits: {
+    maxFlowControlKeys: 10,
+    maxUrlGroups: 10,
+    maxCommandsPerDatabase: 10,
+    maxQueues: 10,
+    maxSchedules: 10,
+  },
   shard,
   known,
   onDiscovered: () => undefined,

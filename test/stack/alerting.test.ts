@@ -28,15 +28,40 @@ import {
   DEMO_API_KEY,
   DEMO_DATABASES,
   DEMO_EMAIL,
+  DEMO_QSTASH_INSTANCES,
   DEMO_QSTASH_TOKEN,
   startSimulator,
 } from '../../src/demo/simulator.js';
-import type { Simulator } from '../../src/demo/simulator.js';
+import type { ScheduleEntry, Simulator } from '../../src/demo/simulator.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ACCOUNT = 'stack';
 const GROWING_KEY = 'stack-test-growing';
 const FAST_FOR = '2s';
+/**
+ * Sources polled: the five QStash ones, the databases listing, redis_stats per database, qstash_users
+ * and one instance's qstash_stats.
+ */
+const SOURCES = 5 + 1 + DEMO_DATABASES.length + 2;
+const FAILING_SCHEDULE = 'scd_stack-test-failing';
+
+/** A schedule as QStash lists it, running every minute; `failed` makes its last run end in FAIL. */
+function stackSchedule(id: string, failed: boolean): ScheduleEntry[] {
+  const now = Date.now();
+  return [
+    {
+      scheduleId: id,
+      cron: '* * * * *',
+      destination: 'https://example.com/hook',
+      createdAt: now - 86_400_000,
+      method: 'POST',
+      isPaused: false,
+      lastScheduleTime: now - 30_000,
+      nextScheduleTime: now + 30_000,
+      lastScheduleStates: { msg_1: failed ? 'FAIL' : 'SUCCESS' },
+    },
+  ];
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
@@ -280,6 +305,25 @@ beforeAll(async () => {
 
   workDir = mkdtempSync(join(tmpdir(), 'upstash-stack-'));
   simulator = await startSimulator();
+  // QStash data that is healthy and stays so (the demo's own data shows backlog, failures and a plan
+  // near its limits on purpose): the silence test needs none of them, and each alert case makes its own.
+  sim().setFlowControl([
+    {
+      flowControlKey: 'stack-steady',
+      waitListSize: 3,
+      parallelismMax: 10,
+      parallelismCount: 2,
+      rateMax: 100,
+      rateCount: 5,
+      ratePeriod: 60,
+    },
+  ]);
+  sim().setQueues([
+    { name: 'stack-queue', createdAt: 1, updatedAt: 1, parallelism: 2, paused: false, lag: 7 },
+  ]);
+  sim().setSchedules(stackSchedule('scd_stack-test-healthy', false));
+  sim().setGlobalParallelism({ parallelismMax: 50, parallelismCount: 12 });
+  sim().setQstashInstances([{ ...DEMO_QSTASH_INSTANCES[0]!, maxDlqSize: 100_000, dlqPerMinute: 0 }]);
 
   // The exporter, polling every second.
   const exporterPort = await freePort();
@@ -341,8 +385,7 @@ beforeAll(async () => {
   ]);
 
   // Data flowing: every source of the exporter is up in both servers.
-  // flow_control, url_groups, the databases listing, and the stats of each database.
-  const sources = 3 + DEMO_DATABASES.length;
+  const sources = SOURCES;
   for (const prom of [real, fast]) {
     await waitFor(`${prom.name} to scrape ${sources} sources up`, 30_000, async () => {
       const up = await prom.query(`upstash_up{account="${ACCOUNT}"} == 1`);
@@ -421,8 +464,7 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
 
   it('on 401 from Upstash: auth and source alerts go pending, and with a short `for` reach Alertmanager', async () => {
     sim().setFault('all', { kind: 'status', status: 401 });
-    // flow_control, url_groups, the databases listing, and the stats of each database.
-    const sources = 3 + DEMO_DATABASES.length;
+    const sources = SOURCES;
     const expected = ['UpstashAuthFailures', 'UpstashSourceDown'];
 
     // Through the fast server to Alertmanager: both alerts, for every source.
@@ -442,7 +484,17 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     const auth = received.filter((a) => a.labels.alertname === 'UpstashAuthFailures');
     expect(new Set(auth.map((a) => a.labels.severity))).toEqual(new Set(['critical']));
     expect(new Set(auth.map((a) => a.labels.source))).toEqual(
-      new Set(['flow_control', 'url_groups', 'databases', 'redis_stats']),
+      new Set([
+        'flow_control',
+        'url_groups',
+        'queues',
+        'schedules',
+        'global_parallelism',
+        'databases',
+        'redis_stats',
+        'qstash_users',
+        'qstash_stats',
+      ]),
     );
     // Nothing else fired: the exporter itself stays up and serves /metrics.
     expect(new Set(received.map((a) => a.labels.alertname))).toEqual(new Set(expected));
@@ -505,5 +557,41 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     const others = (await fast.query('ALERTS')).filter((s) => s.metric.flow_control_key !== GROWING_KEY);
     expect(describeAlerts(others)).toEqual([]);
     sim().setWaitListGrowth(GROWING_KEY, null);
+  });
+
+  it('on a schedule whose last run failed: UpstashQStashScheduleFailed goes pending and reaches Alertmanager', async () => {
+    sim().setSchedules(stackSchedule(FAILING_SCHEDULE, true));
+    const alert = await waitFor('UpstashQStashScheduleFailed in Alertmanager', 60_000, async () =>
+      (await alertmanagerAlerts()).find(
+        (a) =>
+          a.labels.alertname === 'UpstashQStashScheduleFailed' &&
+          a.labels.schedule_id === FAILING_SCHEDULE &&
+          Date.parse(a.endsAt) > Date.now(),
+      ),
+    );
+    expect(alert.labels).toMatchObject({ severity: 'warning', account: ACCOUNT, job: 'upstash' });
+    const pending = await waitFor(
+      'UpstashQStashScheduleFailed pending in the real server',
+      15_000,
+      async () => {
+        const alerts = await real.query('ALERTS{alertname="UpstashQStashScheduleFailed"}');
+        return alerts.length > 0 ? alerts : undefined;
+      },
+    );
+    expect(describeAlerts(pending)).toEqual([
+      `UpstashQStashScheduleFailed pending ${JSON.stringify({
+        account: ACCOUNT,
+        instance: new URL(exporterUrl).host,
+        job: 'upstash',
+        schedule_id: FAILING_SCHEDULE,
+        severity: 'warning',
+      })}`,
+    ]);
+    // The next run succeeds: the alert resolves.
+    sim().setSchedules(stackSchedule(FAILING_SCHEDULE, false));
+    await waitFor('the schedule alert to resolve', 30_000, async () => {
+      const alerts = await fast.query('ALERTS{alertname="UpstashQStashScheduleFailed"}');
+      return alerts.length === 0 ? true : undefined;
+    });
   });
 });

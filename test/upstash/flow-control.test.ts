@@ -18,8 +18,15 @@ const DOCUMENTED = `{
 describe('parseFlowControl', () => {
   test('the documented object body', () => {
     expect(parseFlowControl(JSON.parse(DOCUMENTED))).toEqual([
-      { key: 'user-signup', waitListSize: 12 },
-      { key: 'email/digest', waitListSize: 0 },
+      {
+        key: 'user-signup',
+        waitListSize: 12,
+        parallelismMax: 5,
+        parallelismCount: 5,
+        rateMax: 100,
+        ratePeriod: 60,
+      },
+      { key: 'email/digest', waitListSize: 0, parallelismMax: 1, parallelismCount: 0 },
       { key: 'tenant "café" \\ eu\nbatch', waitListSize: 3 },
     ]);
   });
@@ -80,6 +87,31 @@ describe('parseFlowControl', () => {
     expect(error.message).not.toContain(value);
   });
 
+  test('the optional figures of 6.4: kept only when sent; waitlistSize read where waitListSize is absent', () => {
+    const parsed = parseFlowControl([
+      { flowControlKey: 'lower', waitlistSize: 4, isPaused: true, rateMax: 10, rateCount: 3, ratePeriod: 60 },
+      { flowControlKey: 'both', waitListSize: 5, waitlistSize: 9 },
+      { flowControlKey: 'bare', waitListSize: 0, isPinnedRate: true, ratePeriodStart: 1_700_000_000 },
+    ]);
+    expect(parsed).toEqual([
+      { key: 'lower', waitListSize: 4, paused: true, rateMax: 10, rateCount: 3, ratePeriod: 60 },
+      { key: 'both', waitListSize: 5 },
+      { key: 'bare', waitListSize: 0 },
+    ]);
+  });
+
+  test.each([
+    ['isPaused a string', { flowControlKey: 'k', waitListSize: 1, isPaused: 'yes' }, 'isPaused'],
+    [
+      'parallelismMax a string',
+      { flowControlKey: 'k', waitListSize: 1, parallelismMax: '5' },
+      'parallelismMax',
+    ],
+    ['waitlistSize null, no waitListSize', { flowControlKey: 'k', waitlistSize: null }, 'waitlistSize'],
+  ])('%s → invalid_response naming the field', (_, entry, field) => {
+    expect(invalid(() => parseFlowControl([entry])).message).toContain(field);
+  });
+
   test('a body of many bad entries costs one problem: validation stops at the first', () => {
     const bad = Array.from({ length: 50_000 }, () => ({ flowControlKey: 7 }));
     const error = invalid(() => parseFlowControl({ flowControls: bad }));
@@ -137,7 +169,7 @@ describe('fetchFlowControl against the simulator', () => {
       { flowControlKey: 'b', waitListSize: 99 },
     ]);
     expect(await fetchFlowControl(client, target(sim))).toEqual([
-      { key: 'a', waitListSize: 1 },
+      { key: 'a', waitListSize: 1, parallelismMax: 3 },
       { key: 'b', waitListSize: 99 },
     ]);
   });

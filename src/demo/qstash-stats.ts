@@ -1,0 +1,110 @@
+import { jsonAnswer } from './answer.js';
+import type { Answer } from './answer.js';
+import { BodyCache, defineEndpoint } from './endpoint.js';
+import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
+import { formatGoTime } from './go-time.js';
+import { hashString, noise, round } from './noise.js';
+import { DEMO_QSTASH_INSTANCES, type DemoQstashInstance, type QstashUsersOptions } from './qstash-users.js';
+
+const DAY = 86_400_000;
+const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** Requests an instance has made by time t of a day whose start is `dayStart`. */
+function requestsOn(instance: DemoQstashInstance, dayStart: number, t: number, seed: number): number {
+  const fraction = Math.min(1, (t - dayStart) / DAY);
+  const limit = instance.maxRequestsPerDay;
+  if (instance.type === 'free') {
+    // A small account that spends most of its quota by mid-morning: near the limit most of the day.
+    return Math.round(limit * Math.min(0.97, 0.8 + 0.3 * fraction));
+  }
+  const dayFactor = 0.6 + 0.3 * noise(seed ^ hashString(instance.id), Math.floor(dayStart / DAY), 31);
+  return Math.round(limit * dayFactor * fraction);
+}
+
+/** One instance's stats at time t, shaped as the Developer API's QStashStats. */
+function statsBody(instance: DemoQstashInstance, origin: number, t: number, seed: number): unknown {
+  const now = new Date(t);
+  const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+  const daysInMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
+  const sinceMidnight = t - Math.floor(t / DAY) * DAY;
+  const today = Math.floor((t - monthStart) / DAY);
+  // Every day of the month, future days padded with zeros at this time of day, as Upstash sends them.
+  const days = Array.from({ length: daysInMonth }, (_, d) => {
+    const start = monthStart + d * DAY;
+    const requests = d > today ? 0 : requestsOn(instance, start, d === today ? t : start + DAY, seed);
+    return { x: formatGoTime(start + sinceMidnight, '585757103'), requests };
+  });
+  const dollars = (requests: number): number => (instance.type === 'paid' ? round(requests / 100_000, 4) : 0);
+  // The dead-letter queue grows by 3 messages a minute on the busy instance, and sits still on the other.
+  const dlq =
+    instance.type === 'paid'
+      ? 40 + Math.floor((3 * (t - origin)) / 60_000)
+      : Math.round(instance.maxDlqSize * 0.12);
+  const recent = Array.from({ length: 60 }, (_, i) => formatGoTime(t - (59 - i) * 60_000, '426'));
+  return {
+    days: days.map((_, d) => DAY_NAMES[new Date(monthStart + d * DAY).getUTCDay()]),
+    daily_requests: days.map((d) => ({ x: d.x, y: d.requests, workflow_message: 0, workflow_run: 0 })),
+    daily_billings: days.map((d) => ({ x: d.x, y: dollars(d.requests) })),
+    daily_bandwidths: days.map((d) => ({ x: d.x, y: d.requests * 2048 })),
+    daily_used: recent.map((x, i) => ({ x, y: Math.round(5 + 10 * noise(seed, i, 41)) })),
+    daily_used_workflow: recent.map((x) => ({ x, y: 0 })),
+    daily_qstash_messages: [
+      {
+        id: 'delivered',
+        data_points: recent.map((x, i) => ({ x, y: Math.round(4 + 8 * noise(seed, i, 43)) })),
+      },
+    ],
+    daily_workflow_messages: [],
+    dlq_message_count: dlq,
+    daily_bandwidth_used: recent.map((x, i) => ({ x, y: Math.round(10_000 * noise(seed, i, 47)) })),
+    total_monthly_billing: round(
+      days.slice(0, today + 1).reduce((sum, d) => sum + dollars(d.requests), 0),
+      3,
+    ),
+  };
+}
+
+/** Management API `GET /v2/qstash/stats/{id}` of the instances the listing has; others answer 404. */
+export class QstashStats implements Endpoint {
+  readonly #ctx: EndpointContext;
+  readonly #bodies: BodyCache;
+  #instances: readonly DemoQstashInstance[];
+
+  constructor(ctx: EndpointContext, options: QstashUsersOptions) {
+    this.#ctx = ctx;
+    this.#instances = options.qstashInstances ?? DEMO_QSTASH_INSTANCES;
+    this.#bodies = new BodyCache(ctx.frozen);
+  }
+
+  /** Replace the instances that exist (others answer 404), as the listing does. */
+  setInstances(instances: readonly DemoQstashInstance[]): void {
+    this.#instances = instances;
+    this.#bodies.clear();
+  }
+
+  answer(params: RouteParams): Answer {
+    const instance = this.#instances.find((i) => i.id === params.id);
+    if (instance === undefined) return jsonAnswer(404, { error: 'qstash user not found' });
+    const body = this.#bodies.get(instance.id, () =>
+      statsBody(instance, this.#ctx.origin, this.#ctx.now(), this.#ctx.seed),
+    );
+    return { status: 200, body };
+  }
+}
+
+/** Management API `GET /v2/qstash/stats/{id}`, the ID URL-encoded; the period query is ignored. */
+export const qstashStatsEndpoint = defineEndpoint({
+  name: 'qstash_stats',
+  credential: 'basic',
+  match: (path) => {
+    const stats = /^\/v2\/qstash\/stats\/([^/]+)\/?$/.exec(path);
+    if (stats?.[1] === undefined) return undefined;
+    try {
+      return { id: decodeURIComponent(stats[1]) };
+    } catch {
+      return undefined;
+    }
+  },
+  oversizeFrame: ['{"dlq_message_count":0,"padding":"', '"}'],
+  create: (ctx, options: QstashUsersOptions) => new QstashStats(ctx, options),
+});

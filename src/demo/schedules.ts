@@ -1,0 +1,130 @@
+import type { Answer } from './answer.js';
+import { BodyCache, defineEndpoint } from './endpoint.js';
+import type { Endpoint, EndpointContext } from './endpoint.js';
+
+/** One schedule, as QStash's `GET /v2/schedules` returns it. */
+export interface ScheduleEntry {
+  scheduleId: string;
+  cron: string;
+  destination: string;
+  createdAt: number;
+  method: string;
+  header?: Record<string, string[]>;
+  body?: string;
+  retries?: number;
+  callback?: string;
+  isPaused: boolean;
+  lastScheduleTime?: number;
+  nextScheduleTime?: number;
+  lastScheduleStates?: Record<string, string>;
+}
+
+/** A secret a schedule carries in its destination, headers and body: it must never reach /metrics. */
+export const DEMO_SCHEDULE_SECRET = 'demo-schedule-secret-3c1f';
+/** The schedule that starts failing a minute and a half after start-up. */
+export const DEMO_FAILING_SCHEDULE = 'scd_sync-crm';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** When the CRM sync starts failing, after start-up. */
+const FAILS_AFTER_MS = 90_000;
+
+/** The last and next run of a schedule firing every `periodMs` from midnight plus `offsetMs`. */
+function runs(t: number, periodMs: number, offsetMs = 0): { last: number; next: number } {
+  const last = Math.floor((t - offsetMs) / periodMs) * periodMs + offsetMs;
+  return { last, next: last + periodMs };
+}
+
+/** The simulated schedules: a healthy frequent one, one that starts failing, a nightly one, a paused one. */
+export class Schedules implements Endpoint {
+  readonly #ctx: EndpointContext;
+  readonly #bodies: BodyCache;
+  #override: readonly ScheduleEntry[] | null = null;
+
+  constructor(ctx: EndpointContext) {
+    this.#ctx = ctx;
+    this.#bodies = new BodyCache(ctx.frozen);
+  }
+
+  /** The schedules at time t. */
+  entriesAt(t: number): ScheduleEntry[] {
+    if (this.#override) return this.#override.map((s) => ({ ...s }));
+    const created = this.#ctx.origin - 7 * DAY;
+    const secretHeader = { Authorization: [`Bearer ${DEMO_SCHEDULE_SECRET}`] };
+    const heartbeat = runs(t, MINUTE);
+    const sync = runs(t, 5 * MINUTE);
+    const nightly = runs(t, DAY, 3 * 60 * MINUTE);
+    const syncFails = t - this.#ctx.origin >= FAILS_AFTER_MS;
+    return [
+      {
+        scheduleId: 'scd_heartbeat',
+        cron: '* * * * *',
+        destination: 'https://api.example.com/heartbeat',
+        createdAt: created,
+        method: 'GET',
+        isPaused: false,
+        lastScheduleTime: heartbeat.last,
+        nextScheduleTime: heartbeat.next,
+        lastScheduleStates: { [`msg_hb_${heartbeat.last}`]: 'SUCCESS' },
+      },
+      {
+        scheduleId: DEMO_FAILING_SCHEDULE,
+        cron: '*/5 * * * *',
+        destination: `https://crm.example.com/sync?key=${DEMO_SCHEDULE_SECRET}`,
+        createdAt: created,
+        method: 'POST',
+        header: secretHeader,
+        body: JSON.stringify({ token: DEMO_SCHEDULE_SECRET }),
+        retries: 3,
+        callback: 'https://api.example.com/callbacks/crm',
+        isPaused: false,
+        lastScheduleTime: sync.last,
+        nextScheduleTime: sync.next,
+        lastScheduleStates: {
+          [`msg_crm_${sync.last}_a`]: 'SUCCESS',
+          [`msg_crm_${sync.last}_b`]: syncFails ? 'FAIL' : 'SUCCESS',
+        },
+      },
+      {
+        scheduleId: 'scd_nightly-report',
+        cron: '0 3 * * *',
+        destination: 'reports-url-group',
+        createdAt: created,
+        method: 'POST',
+        isPaused: false,
+        lastScheduleTime: nightly.last,
+        nextScheduleTime: nightly.next,
+        lastScheduleStates: { [`msg_nightly_${nightly.last}`]: 'SUCCESS' },
+      },
+      // Paused before it ever ran: no last run, no states.
+      {
+        scheduleId: 'scd_legacy-cleanup',
+        cron: '30 4 * * 1',
+        destination: 'https://legacy.example.com/cleanup',
+        createdAt: created,
+        method: 'DELETE',
+        header: secretHeader,
+        isPaused: true,
+      },
+    ];
+  }
+
+  /** Serve these schedules instead of generated ones; `null` goes back to generated data. */
+  setOverride(entries: readonly ScheduleEntry[] | null): void {
+    this.#override = entries;
+    this.#bodies.clear();
+  }
+
+  answer(): Answer {
+    return { status: 200, body: this.#bodies.get('', () => this.entriesAt(this.#ctx.now())) };
+  }
+}
+
+/** QStash `GET /v2/schedules`. */
+export const schedulesEndpoint = defineEndpoint({
+  name: 'schedules',
+  credential: 'bearer',
+  match: (path) => (path === '/v2/schedules' || path === '/v2/schedules/' ? {} : undefined),
+  oversizeFrame: ['[{"scheduleId":"s","cron":"* * * * *","padding":"', '"}]'],
+  create: (ctx) => new Schedules(ctx),
+});

@@ -1,0 +1,91 @@
+import { gauge } from '../metrics/catalogue.js';
+import { sample, type Sample } from '../metrics/sample.js';
+import { fetchSchedules, type Schedule } from '../upstash/schedules.js';
+import { POLLED_QSTASH, type SourceKind } from './source.js';
+
+const MS = 1000;
+
+const METRICS = {
+  schedules: gauge(
+    'upstash_qstash_schedules',
+    `Schedules upstream by paused state, including any omitted by max_schedules (count). ${POLLED_QSTASH}`,
+  ),
+  schedulesOmitted: gauge(
+    'upstash_qstash_schedules_omitted',
+    `Schedules not exported because of max_schedules; failing schedules are kept first, then the soonest next runs (count). ${POLLED_QSTASH}`,
+  ),
+  info: gauge(
+    'upstash_qstash_schedule_info',
+    `A schedule and its cron expression (always 1). ${POLLED_QSTASH}`,
+  ),
+  paused: gauge(
+    'upstash_qstash_schedule_paused',
+    `Whether a schedule is paused (1 paused, 0 not). ${POLLED_QSTASH}`,
+  ),
+  nextRun: gauge(
+    'upstash_qstash_schedule_next_run_timestamp_seconds',
+    `When a schedule runs next (Unix time in seconds). ${POLLED_QSTASH}`,
+    MS,
+  ),
+  lastRun: gauge(
+    'upstash_qstash_schedule_last_run_timestamp_seconds',
+    `When a schedule last ran, for schedules that have run (Unix time in seconds). ${POLLED_QSTASH}`,
+    MS,
+  ),
+  lastRunFailed: gauge(
+    'upstash_qstash_schedule_last_run_failed',
+    `Whether a message of a schedule's last run failed (1 failed, 0 not). ${POLLED_QSTASH}`,
+  ),
+};
+
+/**
+ * The schedules kept under `limit`: failing ones first, then the soonest next run (a schedule without
+ * one last), ties broken by ID so the cut is stable from poll to poll.
+ */
+export function keepSchedules(schedules: readonly Schedule[], limit: number): readonly Schedule[] {
+  if (schedules.length <= limit) return schedules;
+  const next = (s: Schedule): number => s.nextRunMs ?? Number.POSITIVE_INFINITY;
+  return [...schedules]
+    .sort(
+      (a, b) =>
+        Number(b.lastRunFailed) - Number(a.lastRunFailed) ||
+        (next(a) === next(b) ? 0 : next(a) < next(b) ? -1 : 1) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    )
+    .slice(0, limit);
+}
+
+/** The schedule samples of one account. A schedule's destination, body and headers are never exported. */
+export function scheduleSamples(account: string, schedules: readonly Schedule[], limit: number): Sample[] {
+  const kept = keepSchedules(schedules, limit);
+  const accountLabel = ['account', account] as const;
+  const paused = schedules.filter((s) => s.paused).length;
+  const samples: Sample[] = [
+    sample(METRICS.schedules, [accountLabel, ['paused', 'false']], schedules.length - paused),
+    sample(METRICS.schedules, [accountLabel, ['paused', 'true']], paused),
+    sample(METRICS.schedulesOmitted, [accountLabel], schedules.length - kept.length),
+  ];
+  for (const schedule of kept) {
+    const labels = [accountLabel, ['schedule_id', schedule.id]] as const;
+    samples.push(
+      sample(METRICS.info, [...labels, ['cron', schedule.cron]], 1),
+      sample(METRICS.paused, labels, schedule.paused ? 1 : 0),
+    );
+    if (schedule.nextRunMs !== undefined) samples.push(sample(METRICS.nextRun, labels, schedule.nextRunMs));
+    if (schedule.lastRunMs !== undefined) samples.push(sample(METRICS.lastRun, labels, schedule.lastRunMs));
+    samples.push(sample(METRICS.lastRunFailed, labels, schedule.lastRunFailed ? 1 : 0));
+  }
+  return samples;
+}
+
+/** QStash schedules: counts, next and last runs, and last-run failures, once per account. */
+export const schedules: SourceKind<'schedules'> = {
+  name: 'schedules',
+  api: 'qstash',
+  per: 'account',
+  metrics: Object.values(METRICS),
+  async poll({ client, account, limits, signal, deadline }) {
+    const list = await fetchSchedules(client, { ...account, signal, deadline });
+    return { samples: scheduleSamples(account.name, list, limits.maxSchedules) };
+  },
+};

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import type { Sample } from '../../src/metrics/sample.js';
+import { flowControlSamples } from '../../src/sources/flow-control.js';
+import { globalParallelismSamples } from '../../src/sources/global-parallelism.js';
+import { qstashStatsSamples } from '../../src/sources/qstash-stats.js';
+import { qstashUserSamples } from '../../src/sources/qstash-users.js';
+import { queueSamples } from '../../src/sources/queues.js';
+import { scheduleSamples } from '../../src/sources/schedules.js';
+import type { Schedule } from '../../src/upstash/schedules.js';
+
+/** `name{label="value",…} value` per sample, for compact assertions. */
+const lines = (samples: readonly Sample[]): string[] =>
+  samples.map((s) => `${s.metric.name}{${s.labels.map(([k, v]) => `${k}="${v}"`).join(',')}} ${s.value}`);
+
+describe('flowControlSamples, the figures of 6.4', () => {
+  it('paused for every key; parallelism only with parallelismMax; rate only with rateMax; omitted zeros as 0', () => {
+    const out = lines(
+      flowControlSamples(
+        'eu',
+        [
+          { key: 'full', waitListSize: 9, paused: true, parallelismMax: 5, parallelismCount: 5 },
+          { key: 'rated', waitListSize: 0, rateMax: 100, ratePeriod: 60 },
+          { key: 'plain', waitListSize: 1, parallelismCount: 3, rateCount: 2 },
+        ],
+        10,
+      ),
+    );
+    expect(out).toEqual([
+      'upstash_qstash_flow_control_wait_list_size{account="eu",flow_control_key="full"} 9',
+      'upstash_qstash_flow_control_paused{account="eu",flow_control_key="full"} 1',
+      'upstash_qstash_flow_control_parallelism_max{account="eu",flow_control_key="full"} 5',
+      'upstash_qstash_flow_control_parallelism_in_use{account="eu",flow_control_key="full"} 5',
+      'upstash_qstash_flow_control_wait_list_size{account="eu",flow_control_key="rated"} 0',
+      'upstash_qstash_flow_control_paused{account="eu",flow_control_key="rated"} 0',
+      'upstash_qstash_flow_control_rate_max{account="eu",flow_control_key="rated"} 100',
+      'upstash_qstash_flow_control_rate_dispatched{account="eu",flow_control_key="rated"} 0',
+      'upstash_qstash_flow_control_rate_period_seconds{account="eu",flow_control_key="rated"} 60',
+      'upstash_qstash_flow_control_wait_list_size{account="eu",flow_control_key="plain"} 1',
+      'upstash_qstash_flow_control_paused{account="eu",flow_control_key="plain"} 0',
+      'upstash_qstash_flow_control_keys{account="eu"} 3',
+      'upstash_qstash_flow_control_keys_omitted{account="eu"} 0',
+    ]);
+  });
+});
+
+describe('queueSamples', () => {
+  const queues = [
+    { name: 'a', lag: 1, parallelism: 1, paused: false },
+    { name: 'b', lag: 50, parallelism: 2, paused: true },
+    { name: 'c', lag: 50, paused: false },
+    { name: 'd', lag: 7, parallelism: 1, paused: false },
+  ];
+
+  it('exports every queue under the limit, parallelism only when known', () => {
+    const out = lines(queueSamples('eu', queues, 10));
+    expect(out).toContain('upstash_qstash_queues{account="eu"} 4');
+    expect(out).toContain('upstash_qstash_queues_omitted{account="eu"} 0');
+    expect(out).toContain('upstash_qstash_queue_lag{account="eu",queue="b"} 50');
+    expect(out).toContain('upstash_qstash_queue_paused{account="eu",queue="b"} 1');
+    expect(out).toContain('upstash_qstash_queue_parallelism{account="eu",queue="b"} 2');
+    expect(out.filter((l) => l.includes('queue="c"'))).toEqual([
+      'upstash_qstash_queue_lag{account="eu",queue="c"} 50',
+      'upstash_qstash_queue_paused{account="eu",queue="c"} 0',
+    ]);
+  });
+
+  it('keeps the largest lags above max_queues (ties by name) and counts the rest', () => {
+    const samples = queueSamples('eu', queues, 2);
+    const kept = samples
+      .filter((s) => s.metric.name === 'upstash_qstash_queue_lag')
+      .map((s) => s.labels[1]?.[1]);
+    expect(kept).toEqual(['b', 'c']);
+    expect(lines(samples)).toContain('upstash_qstash_queues{account="eu"} 4');
+    expect(lines(samples)).toContain('upstash_qstash_queues_omitted{account="eu"} 2');
+  });
+});
+
+describe('scheduleSamples', () => {
+  const schedule = (id: string, extra: Partial<Schedule> = {}): Schedule => ({
+    id,
+    cron: '*/5 * * * *',
+    paused: false,
+    lastRunFailed: false,
+    ...extra,
+  });
+
+  it('both paused counts always, last run only when present, times in seconds', () => {
+    const out = lines(
+      scheduleSamples(
+        'eu',
+        [schedule('s1', { nextRunMs: 1_700_000_600_000, lastRunMs: 1_700_000_300_500, lastRunFailed: true })],
+        10,
+      ),
+    );
+    expect(out).toEqual([
+      'upstash_qstash_schedules{account="eu",paused="false"} 1',
+      'upstash_qstash_schedules{account="eu",paused="true"} 0',
+      'upstash_qstash_schedules_omitted{account="eu"} 0',
+      'upstash_qstash_schedule_info{account="eu",schedule_id="s1",cron="*/5 * * * *"} 1',
+      'upstash_qstash_schedule_paused{account="eu",schedule_id="s1"} 0',
+      'upstash_qstash_schedule_next_run_timestamp_seconds{account="eu",schedule_id="s1"} 1700000600',
+      'upstash_qstash_schedule_last_run_timestamp_seconds{account="eu",schedule_id="s1"} 1700000300.5',
+      'upstash_qstash_schedule_last_run_failed{account="eu",schedule_id="s1"} 1',
+    ]);
+    expect(lines(scheduleSamples('eu', [], 10)).slice(0, 2)).toEqual([
+      'upstash_qstash_schedules{account="eu",paused="false"} 0',
+      'upstash_qstash_schedules{account="eu",paused="true"} 0',
+    ]);
+  });
+
+  it('above max_schedules keeps the failing first, then the soonest next run, and counts all', () => {
+    const all = [
+      schedule('late', { nextRunMs: 9000 }),
+      schedule('never', { paused: true }),
+      schedule('soon', { nextRunMs: 1000 }),
+      schedule('failing', { nextRunMs: 99_000, lastRunFailed: true }),
+    ];
+    const samples = scheduleSamples('eu', all, 2);
+    const kept = samples
+      .filter((s) => s.metric.name === 'upstash_qstash_schedule_paused')
+      .map((s) => s.labels[1]?.[1]);
+    expect(kept).toEqual(['failing', 'soon']);
+    const out = lines(samples);
+    expect(out).toContain('upstash_qstash_schedules{account="eu",paused="false"} 3');
+    expect(out).toContain('upstash_qstash_schedules{account="eu",paused="true"} 1');
+    expect(out).toContain('upstash_qstash_schedules_omitted{account="eu"} 2');
+  });
+});
+
+describe('globalParallelismSamples', () => {
+  it('max when known, in use always', () => {
+    expect(lines(globalParallelismSamples('eu', { max: 100, inUse: 0 }))).toEqual([
+      'upstash_qstash_global_parallelism_max{account="eu"} 100',
+      'upstash_qstash_global_parallelism_in_use{account="eu"} 0',
+    ]);
+    expect(lines(globalParallelismSamples('eu', { inUse: 3 }))).toEqual([
+      'upstash_qstash_global_parallelism_in_use{account="eu"} 3',
+    ]);
+  });
+});
+
+describe('qstashUserSamples and qstashStatsSamples', () => {
+  it('one info series per instance and each limit it has', () => {
+    const out = lines(
+      qstashUserSamples('main', [
+        {
+          id: 'q-1',
+          region: 'eu-central-1',
+          type: 'paid',
+          state: 'active',
+          limits: { max_requests_per_day: 1e6, max_message_size: 1_048_576, budget: 0 },
+          rejected: [],
+        },
+      ]),
+    );
+    expect(out).toEqual([
+      'upstash_qstash_instance_info{account="main",qstash_id="q-1",region="eu-central-1",type="paid",state="active"} 1',
+      'upstash_qstash_max_requests_per_day{account="main",qstash_id="q-1"} 1000000',
+      'upstash_qstash_max_message_size_bytes{account="main",qstash_id="q-1"} 1048576',
+      'upstash_qstash_budget_dollars{account="main",qstash_id="q-1"} 0',
+    ]);
+  });
+
+  it('stats fields as they are, only those present', () => {
+    expect(
+      lines(
+        qstashStatsSamples('main', 'q-1', {
+          values: { dlq_message_count: 4, daily_requests: 420 },
+          rejected: [],
+        }),
+      ),
+    ).toEqual([
+      'upstash_qstash_dlq_messages{account="main",qstash_id="q-1"} 4',
+      'upstash_qstash_daily_requests{account="main",qstash_id="q-1"} 420',
+    ]);
+  });
+});

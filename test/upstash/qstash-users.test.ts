@@ -1,0 +1,96 @@
+import { describe, expect, test } from 'vitest';
+import { parseQstashUsers } from '../../src/upstash/qstash-users.js';
+import { invalid } from '../helpers/invalid.js';
+
+const TOKEN = 'ZXhhbXBsZUB1cHN0YXNoLmNvbTpTRUNSRVQtdG9rZW4=';
+const READ_ONLY = 'ZXhhbXBsZUB1cHN0YXNoLmNvbTpSRUFELU9OTFktdG9rZW4=';
+
+// One entry as the Developer API documents QStashUser, credentials included.
+const USER = {
+  customer_id: 'ops@example.com',
+  id: '99a4c327-31f0-490f-a594-043ade84085a',
+  token: TOKEN,
+  read_only_token: READ_ONLY,
+  active: true,
+  state: 'active',
+  max_message_size: 1_048_576,
+  max_requests_per_day: 1000,
+  max_requests_per_day_hard: 1000,
+  max_endpoints_per_topic: 100,
+  max_requests_per_second: 100,
+  max_dlq_size: 1_000_000,
+  max_topics: 1,
+  max_schedules: 10,
+  max_global_parallelism: 10,
+  max_queues: 10,
+  prometheus_enabled: 'false',
+  timeout: 900,
+  type: 'free',
+  region: 'eu-central-1',
+  budget: 0,
+  enterprise: { enabled: false },
+};
+
+describe('parseQstashUsers', () => {
+  test('the documented body: ID, labels and limits, and no credential anywhere in the result', () => {
+    const parsed = parseQstashUsers(JSON.parse(JSON.stringify([USER])));
+    expect(parsed).toEqual([
+      {
+        id: USER.id,
+        region: 'eu-central-1',
+        type: 'free',
+        state: 'active',
+        limits: {
+          max_requests_per_day: 1000,
+          max_requests_per_second: 100,
+          max_dlq_size: 1_000_000,
+          max_topics: 1,
+          max_queues: 10,
+          max_schedules: 10,
+          max_global_parallelism: 10,
+          max_message_size: 1_048_576,
+          budget: 0,
+        },
+        rejected: [],
+      },
+    ]);
+    const kept = JSON.stringify(parsed);
+    expect(kept).not.toContain(TOKEN);
+    expect(kept).not.toContain(READ_ONLY);
+    expect(kept).not.toContain('ops@example.com');
+  });
+
+  test('a limit of the wrong type is skipped alone and reported; a missing one is just absent', () => {
+    const [instance] = parseQstashUsers([{ ...USER, max_queues: undefined, max_dlq_size: '1000000' }]);
+    expect(instance!.limits.max_dlq_size).toBeUndefined();
+    expect(instance!.limits.max_queues).toBeUndefined();
+    expect(instance!.limits.max_topics).toBe(1);
+    expect(instance!.rejected).toEqual(['max_dlq_size']);
+  });
+
+  test('numbers beyond 2^53 ("no limit") are kept as the float they parse to', () => {
+    const [instance] = parseQstashUsers(
+      JSON.parse(`[{"id":"a","max_requests_per_day":8024278031528736858}]`),
+    );
+    expect(instance!.limits.max_requests_per_day).toBe(Number('8024278031528736858'));
+  });
+
+  test.each([
+    ['missing id', [{ ...USER, id: undefined }]],
+    ['empty id', [{ ...USER, id: '' }]],
+    ['repeated id', [USER, USER]],
+    ['region a number', [{ ...USER, region: 1 }]],
+    ['an object body', { users: [USER] }],
+    ['null', null],
+  ])('%s → invalid_response, whose message holds no credential', (_, body) => {
+    const error = invalid(() => parseQstashUsers(body, 'https://api.upstash.com/v2/qstash/users'));
+    expect(error.message).not.toContain(TOKEN);
+    expect(error.message).not.toContain(READ_ONLY);
+    expect(error.message).toContain('GET https://api.upstash.com/v2/qstash/users');
+  });
+
+  test('a token in the place of the ID is not quoted by the error', () => {
+    const error = invalid(() => parseQstashUsers([{ ...USER, id: 12, state: { token: TOKEN } }]));
+    expect(error.message).not.toContain(TOKEN);
+  });
+});
