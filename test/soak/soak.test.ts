@@ -67,7 +67,7 @@ test(`soak: ${SECONDS}s of polling 30 sources every second with churn and faults
     databases: Array.from({ length: 10 }, (_, i) => `db-${i}`),
     logLevel: 'info',
     http: { timeoutMs: 800, retries: 1, concurrency: 4 },
-    limits: { maxFlowControlKeys: 40, maxUrlGroups: 30 },
+    limits: { maxFlowControlKeys: 40, maxUrlGroups: 30, maxCommandsPerDatabase: 20 },
     sim: {
       churn: true,
       flowControlKeys: 48,
@@ -148,8 +148,10 @@ test(`soak: ${SECONDS}s of polling 30 sources every second with churn and faults
     // a poll still running make up some of the rest).
     expect(polls).toBeGreaterThan(SECONDS * 30 * 0.7);
     expect(failed).toBeGreaterThan(0);
-    // Bounded series: per QStash account at most 40 keys + 30 groups × 3 + 4 counts; 30 per database.
-    expect(maxSeries).toBeLessThanOrEqual(10 * (40 + 2 + 30 * 3 + 2) + 10 * 30);
+    // Bounded series: per QStash account at most 40 keys × 7 (wait list, paused, parallelism max and
+    // in use, rate max, dispatched, period) + 30 groups × 3 + 4 counts; per database at most 40 stats
+    // series, 20 commands (max_commands_per_database) and 12 from the listing; the database count.
+    expect(maxSeries).toBeLessThanOrEqual(10 * (40 * 7 + 2 + 30 * 3 + 2) + 10 * (40 + 20 + 12) + 1);
     // No growth after warm-up beyond noise (heap measured after a full GC when available).
     expect(last.heapMB - first.heapMB).toBeLessThan(gc === undefined ? 40 : 10);
     expect(last.rssMB - first.rssMB).toBeLessThan(60);
