@@ -142,8 +142,8 @@ in_container() {
   pm exec "$CONTAINER" node -e '
     fetch(process.argv[1]).then(async (r) => {
       const body = await r.text();
-      process.stdout.write(body);
-      process.exit(r.status === 200 ? 0 : 1);
+      // Exit once the pipe has taken the body: an exit right after write() cuts a large one short.
+      process.stdout.write(body, () => process.exit(r.status === 200 ? 0 : 1));
     }, (e) => { console.error(String(e)); process.exit(1); });' "$1"
 }
 
