@@ -278,7 +278,10 @@ describe('log format (contract section 8)', () => {
       port = /INFO: listening .*"address":"127\.0\.0\.1:(\d+)"/.exec(stdout)?.[1];
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    if (port === undefined) throw new Error(`no listening line: ${stdout}`);
+    if (port === undefined) {
+      child.kill('SIGKILL');
+      throw new Error(`no listening line: ${stdout}`);
+    }
     return {
       url: `http://127.0.0.1:${port}`,
       stdout: () => stdout,

@@ -52,7 +52,11 @@ export async function startExporter(args: string[], env: NodeJS.ProcessEnv = {})
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`exporter did not start: ${stdout}${stderr}`)), 10_000);
+    const timer = setTimeout(() => {
+      // A child that never said it listens must not outlive the test that gave up on it.
+      child.kill('SIGKILL');
+      reject(new Error(`exporter did not start: ${stdout}${stderr}`));
+    }, 10_000);
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const match = stdout.includes('"msg":"listening"')
