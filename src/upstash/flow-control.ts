@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { InvalidResponseError } from './errors.js';
-import { assertUnique, parseEntries, parseEntriesInSlices } from './schema.js';
+import { assertUnique, parseEntries, parseEntriesInSlices, responseFailure } from './schema.js';
 
 /**
  * One flow-control key, how many messages wait behind it, and its limits. The optional figures are
@@ -49,7 +48,7 @@ const entry = z
 
 /** Parses a flow-control list body (documented object or bare array); throws on any other shape. */
 export function parseFlowControl(json: unknown, url = 'flowControl'): FlowControlKey[] {
-  const fail = failure(url);
+  const fail = responseFailure(url);
   const { list, at } = entryList(json, fail);
   return toKeys(parseEntries(list, entry, at, fail), fail);
 }
@@ -58,13 +57,9 @@ export function parseFlowControl(json: unknown, url = 'flowControl'): FlowContro
 export async function fetchFlowControl(client: UpstashClient, target: Target): Promise<FlowControlKey[]> {
   const url = `${target.baseUrl}/v2/flowControl/`;
   const json = await client.getJson({ ...target, url });
-  const fail = failure(url);
+  const fail = responseFailure(url);
   const { list, at } = entryList(json, fail);
   return toKeys(await parseEntriesInSlices(list, entry, at, fail), fail);
-}
-
-function failure(url: string): (problem: string) => Error {
-  return (problem) => new InvalidResponseError('GET', url, problem);
 }
 
 /** The entries of either accepted shape, and where they are in the body (for messages). */

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { InvalidResponseError } from './errors.js';
-import { assertUnique, parseEntries, parseEntriesInSlices } from './schema.js';
+import { arrayBody, assertUnique, parseEntries, parseEntriesInSlices, responseFailure } from './schema.js';
 
 /** One QStash queue: its backlog, consumers and state. */
 export interface Queue {
@@ -24,25 +23,16 @@ const entry = z.object({
 
 /** Parses a queue list body (an array); throws on any other shape. */
 export function parseQueues(json: unknown, url = 'queues'): Queue[] {
-  const fail = failure(url);
-  return toQueues(parseEntries(queueList(json, fail), entry, '', fail), fail);
+  const fail = responseFailure(url);
+  return toQueues(parseEntries(arrayBody(json, fail), entry, '', fail), fail);
 }
 
 /** GET `{url}/v2/queues`: every queue with its lag. */
 export async function fetchQueues(client: UpstashClient, target: Target): Promise<Queue[]> {
   const url = `${target.baseUrl}/v2/queues`;
   const json = await client.getJson({ ...target, url });
-  const fail = failure(url);
-  return toQueues(await parseEntriesInSlices(queueList(json, fail), entry, '', fail), fail);
-}
-
-function failure(url: string): (problem: string) => Error {
-  return (problem) => new InvalidResponseError('GET', url, problem);
-}
-
-function queueList(json: unknown, fail: (problem: string) => Error): unknown[] {
-  if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
-  return json;
+  const fail = responseFailure(url);
+  return toQueues(await parseEntriesInSlices(arrayBody(json, fail), entry, '', fail), fail);
 }
 
 function toQueues(entries: readonly z.output<typeof entry>[], fail: (problem: string) => Error): Queue[] {

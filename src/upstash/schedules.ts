@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { InvalidResponseError } from './errors.js';
-import { assertUnique, parseEntries, parseEntriesInSlices } from './schema.js';
+import { arrayBody, assertUnique, parseEntries, parseEntriesInSlices, responseFailure } from './schema.js';
 
 /**
  * One QStash schedule as the exporter keeps it. Its destination, body, headers and callbacks are
@@ -32,25 +31,16 @@ const entry = z.object({
 
 /** Parses a schedule list body (an array); throws on any other shape. */
 export function parseSchedules(json: unknown, url = 'schedules'): Schedule[] {
-  const fail = failure(url);
-  return toSchedules(parseEntries(scheduleList(json, fail), entry, '', fail), fail);
+  const fail = responseFailure(url);
+  return toSchedules(parseEntries(arrayBody(json, fail), entry, '', fail), fail);
 }
 
 /** GET `{url}/v2/schedules`: every schedule with its times and last states. */
 export async function fetchSchedules(client: UpstashClient, target: Target): Promise<Schedule[]> {
   const url = `${target.baseUrl}/v2/schedules`;
   const json = await client.getJson({ ...target, url });
-  const fail = failure(url);
-  return toSchedules(await parseEntriesInSlices(scheduleList(json, fail), entry, '', fail), fail);
-}
-
-function failure(url: string): (problem: string) => Error {
-  return (problem) => new InvalidResponseError('GET', url, problem);
-}
-
-function scheduleList(json: unknown, fail: (problem: string) => Error): unknown[] {
-  if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
-  return json;
+  const fail = responseFailure(url);
+  return toSchedules(await parseEntriesInSlices(arrayBody(json, fail), entry, '', fail), fail);
 }
 
 function toSchedules(

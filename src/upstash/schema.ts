@@ -1,5 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { z } from 'zod';
+import { InvalidResponseError } from './errors.js';
 
 /** A short, value-free description of why a body failed its schema: where, and what was expected. */
 export function describeIssues(error: z.ZodError, prefix = ''): string {
@@ -85,4 +86,15 @@ export function assertUnique<T>(
     if (seen.has(value)) throw fail(`entry [${index}] repeats the ${field} of an earlier entry`);
     seen.add(value);
   }
+}
+
+/** What a response problem of `url` throws: an `invalid_response` naming the request. */
+export function responseFailure(url: string): (problem: string) => Error {
+  return (problem) => new InvalidResponseError('GET', url, problem);
+}
+
+/** A body that must be a bare JSON array of entries. */
+export function arrayBody(json: unknown, fail: (problem: string) => Error): unknown[] {
+  if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
+  return json;
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { InvalidResponseError } from './errors.js';
-import { assertUnique, parseEntries, parseEntriesInSlices } from './schema.js';
+import { arrayBody, assertUnique, parseEntries, parseEntriesInSlices, responseFailure } from './schema.js';
 
 /** One QStash URL group (a "topic" in the API). */
 export interface UrlGroup {
@@ -25,25 +24,16 @@ const group = z.object({
 
 /** Parses a URL group list body; throws on any other shape. */
 export function parseUrlGroups(json: unknown, url = 'topics'): UrlGroup[] {
-  const fail = failure(url);
-  return toGroups(parseEntries(groupList(json, fail), group, '', fail), fail);
+  const fail = responseFailure(url);
+  return toGroups(parseEntries(arrayBody(json, fail), group, '', fail), fail);
 }
 
 /** GET `{url}/v2/topics`: every URL group with its endpoints. */
 export async function fetchUrlGroups(client: UpstashClient, target: Target): Promise<UrlGroup[]> {
   const url = `${target.baseUrl}/v2/topics`;
   const json = await client.getJson({ ...target, url });
-  const fail = failure(url);
-  return toGroups(await parseEntriesInSlices(groupList(json, fail), group, '', fail), fail);
-}
-
-function failure(url: string): (problem: string) => Error {
-  return (problem) => new InvalidResponseError('GET', url, problem);
-}
-
-function groupList(json: unknown, fail: (problem: string) => Error): unknown[] {
-  if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
-  return json;
+  const fail = responseFailure(url);
+  return toGroups(await parseEntriesInSlices(arrayBody(json, fail), group, '', fail), fail);
 }
 
 function toGroups(groups: readonly z.output<typeof group>[], fail: (problem: string) => Error): UrlGroup[] {
