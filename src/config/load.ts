@@ -8,7 +8,7 @@ import { expandEnv } from './expand.js';
 import { fileSchema, zodProblems } from './file-schema.js';
 import { checkSecretFiles, resolveDocument, type Files, type Resolved } from './resolve.js';
 import { parseYaml } from './yaml.js';
-import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, type Config, type LogLevel } from './types.js';
+import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, type Config } from './types.js';
 
 /** What the command line says; each set field wins over the file. */
 export interface FlagOverrides {
@@ -82,10 +82,7 @@ function commonSettings(
     const problem = checkListenAddress(flags.listenAddress);
     if (problem !== undefined) problems.push({ path: '--web.listen-address', message: problem });
   }
-  if (flags.logLevel !== undefined && !isLogLevel(flags.logLevel)) {
-    problems.push({ path: '--log.level', message: `must be one of ${LOG_LEVELS.join(', ')}` });
-  }
-  const flagLevel = flags.logLevel !== undefined && isLogLevel(flags.logLevel) ? flags.logLevel : undefined;
+  const flagLevel = oneOf(flags.logLevel, LOG_LEVELS, '--log.level', problems);
   const flagFormat = oneOf(flags.logFormat, LOG_FORMATS, '--log.format', problems);
   return {
     listenAddress: flags.listenAddress ?? file.listenAddress ?? DEFAULTS.listenAddress,
@@ -244,8 +241,4 @@ function fromDocument(
     if (!named.has(path)) problems.push({ path, message: problem.message });
   }
   return resolved;
-}
-
-function isLogLevel(level: string): level is LogLevel {
-  return (LOG_LEVELS as readonly string[]).includes(level);
 }

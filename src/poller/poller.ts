@@ -282,9 +282,11 @@ export class Poller {
       state.group.cron,
       () => {
         const now = this.#now();
+        // One look at the schedule per tick, not one per unit: a family can be a thousand databases.
+        const nextTick = this.#nextTick(state);
         for (const [unit, offset] of this.#offsets(members())) {
-          if (offset === 0) this.#tick(unit);
-          else this.#tickLater(unit, offset, now);
+          if (offset === 0) this.#tick(unit, nextTick);
+          else this.#tickLater(unit, offset, now, nextTick);
         }
       },
       {
@@ -314,8 +316,13 @@ export class Poller {
     const offsets = new Map<UnitState, number>();
     for (const unit of units) {
       const family = unit.unit.family;
-      if (family === undefined) offsets.set(unit, 0);
-      else families.set(family, [...(families.get(family) ?? []), unit]);
+      if (family === undefined) {
+        offsets.set(unit, 0);
+        continue;
+      }
+      const members = families.get(family);
+      if (members === undefined) families.set(family, [unit]);
+      else members.push(unit);
     }
     for (const members of families.values()) {
       members.sort((a, b) => (a.unit.id < b.unit.id ? -1 : a.unit.id > b.unit.id ? 1 : 0));
@@ -327,9 +334,8 @@ export class Poller {
   }
 
   /** A tick `offset` ms after the group's tick at `tickAt`; its deadline moves by as much. */
-  #tickLater(state: UnitState, offset: number, tickAt: number): void {
+  #tickLater(state: UnitState, offset: number, tickAt: number, nextTick: number): void {
     clearTimeout(state.spreadTimer);
-    const nextTick = this.#deadline(state);
     state.spreadTimer = setTimeout(
       () => {
         state.spreadTimer = undefined;
@@ -340,11 +346,11 @@ export class Poller {
   }
 
   /** Unix ms of the group's next tick: a poll should be over by then, retries and waits included. */
-  #deadline(state: UnitState): number {
-    return state.group.task?.getNextRun()?.getTime() ?? this.#now() + state.group.group.intervalMs;
+  #nextTick(group: GroupState): number {
+    return group.task?.getNextRun()?.getTime() ?? this.#now() + group.group.intervalMs;
   }
 
-  #tick(state: UnitState, deadline = this.#deadline(state)): void {
+  #tick(state: UnitState, deadline = this.#nextTick(state.group)): void {
     if (this.#stopped || state.removed) return;
     if (state.running !== undefined) {
       this.#skip(state, 'still_running');
