@@ -1,17 +1,28 @@
 import type { DataMetric } from './catalogue.js';
 import { familyHeader, formatLabels, formatValue, type Format } from './exposition.js';
-import type { Sample } from './sample.js';
+import type { LabelPairs, Sample } from './sample.js';
 
 /**
- * The polled data series of every source, and their exposition. Each source's sample lines are
- * rendered once, when its poll lands; {@link render} only joins them, and the ExpositionCache calls
- * it once per {@link version}, not per scrape.
+ * The polled data series of every source, and their exposition, kept as bytes.
+ *
+ * A large account is ~80,000 series and 8 MB of text, so how it is held decides the exporter's
+ * footprint. Each source's lines are rendered once, when its poll lands, into one buffer per metric
+ * (outside the JS heap: the garbage collector never walks them). A family's lines across sources are
+ * joined on demand and kept until one of its sources changes, and both formats share them: text and
+ * OpenMetrics differ only in the family headers. {@link chunks} hands the cache those buffers, never
+ * one string of the whole section (a string of megabytes, built by concatenation, is a rope of a
+ * million pieces that the collector walks on every cycle).
  */
 export class DataSeries {
   readonly #metrics: readonly DataMetric[];
-  /** Per source: metric name → its rendered sample lines. */
-  readonly #bySource = new Map<string, Map<string, string>>();
+  /** Per source: metric name → its sample lines. */
+  readonly #bySource = new Map<string, ReadonlyMap<string, Buffer>>();
   readonly #counts = new Map<string, number>();
+  /** Per metric: the lines of every source, in source order; dropped when one of them changes. */
+  readonly #families = new Map<string, Buffer>();
+  /** Per format and metric: its HELP and TYPE lines. */
+  readonly #headers = new Map<string, Buffer>();
+  #sourceOrder: readonly string[] | undefined;
   #version = 0;
 
   /** `metrics` are every family a source may fill, in exposition order. */
@@ -25,23 +36,56 @@ export class DataSeries {
    * {@link DuplicateSeriesError} and leave the source's series as they were.
    */
   replace(sourceId: string, samples: readonly Sample[]): void {
-    const lines = new Map<string, string>();
-    const seen = new Set<string>();
+    const lines = new Map<string, { readonly lines: string[]; readonly seen: Set<string> }>();
+    // Sources give the samples of one entity one label array (a flow-control key has up to seven
+    // samples): its labels are escaped and formatted once.
+    let lastLabels: LabelPairs | undefined;
+    let labelText = '';
     for (const { metric, labels, value } of samples) {
-      const series = `${metric.name}${formatLabels(labels)}`;
-      if (seen.has(series)) throw new DuplicateSeriesError(metric.name);
-      seen.add(series);
-      lines.set(metric.name, `${lines.get(metric.name) ?? ''}${series} ${formatValue(value)}\n`);
+      if (labels !== lastLabels) {
+        labelText = formatLabels(labels);
+        lastLabels = labels;
+      }
+      let family = lines.get(metric.name);
+      if (family === undefined) {
+        family = { lines: [], seen: new Set() };
+        lines.set(metric.name, family);
+      }
+      if (family.seen.has(labelText)) throw new DuplicateSeriesError(metric.name);
+      family.seen.add(labelText);
+      // The pieces, not a line made of them: join copies each once, where a template would first make
+      // a rope per line for join to flatten.
+      family.lines.push(metric.name, labelText, ' ', formatValue(value), '\n');
     }
-    this.#bySource.set(sourceId, lines);
+    // One allocation per source, each metric a view of it: small buffers would otherwise come from
+    // Node's shared 8 KiB pool, where one long-lived view keeps a whole slab of dead ones alive.
+    const parts = [...lines].map(
+      ([name, family]) => [name, Buffer.from(family.lines.join(''), 'utf8')] as const,
+    );
+    const whole = own(parts.map(([, part]) => part));
+    const bytes = new Map<string, Buffer>();
+    let offset = 0;
+    for (const [name, part] of parts) {
+      bytes.set(name, whole.subarray(offset, offset + part.length));
+      offset += part.length;
+    }
+    const previous = this.#bySource.get(sourceId);
+    if (previous === undefined) this.#sourceOrder = undefined;
+    this.#bySource.set(sourceId, bytes);
     this.#counts.set(sourceId, samples.length);
+    this.#forget(previous);
+    this.#forget(bytes);
     this.#version++;
   }
 
   /** Drops every series of a source (its data went stale). */
   drop(sourceId: string): void {
-    if (!this.#bySource.delete(sourceId)) return;
+    const previous = this.#bySource.get(sourceId);
+    if (previous === undefined) return;
+    this.#bySource.delete(sourceId);
     this.#counts.delete(sourceId);
+    this.#sourceOrder = undefined;
+    this.#forget(previous);
     this.#version++;
   }
 
@@ -57,25 +101,67 @@ export class DataSeries {
     return total;
   }
 
-  /** Changes whenever {@link render}'s output may have. */
+  /** Changes whenever {@link chunks}' output may have. */
   get version(): number {
     return this.#version;
   }
 
-  /** The data section of /metrics; families without samples are left out. */
-  render(format: Format): string {
-    // Sources in a fixed order, so the output does not depend on which poll finished first.
-    const sources = [...this.#bySource.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, lines]) => lines);
-    let out = '';
+  /** The data section of /metrics as bytes to send back to back; families without samples are left out. */
+  chunks(format: Format): Buffer[] {
+    const sources = this.#sources();
+    const out: Buffer[] = [];
     for (const metric of this.#metrics) {
-      let lines = '';
-      for (const source of sources) lines += source.get(metric.name) ?? '';
-      if (lines !== '') out += familyHeader(metric.name, metric.help, 'gauge', format) + lines;
+      let lines = this.#families.get(metric.name);
+      if (lines === undefined) {
+        const parts: Buffer[] = [];
+        for (const id of sources) {
+          const part = this.#bySource.get(id)?.get(metric.name);
+          if (part !== undefined) parts.push(part);
+        }
+        lines = parts.length === 1 && parts[0] !== undefined ? parts[0] : own(parts);
+        this.#families.set(metric.name, lines);
+      }
+      if (lines.length > 0) out.push(this.#header(metric, format), lines);
     }
     return out;
   }
+
+  /** The data section as one string (for tests and tools; /metrics sends {@link chunks}). */
+  render(format: Format): string {
+    return Buffer.concat(this.chunks(format)).toString('utf8');
+  }
+
+  /** Drops the joined lines of every family a source had or has. */
+  #forget(lines: ReadonlyMap<string, Buffer> | undefined): void {
+    if (lines === undefined) return;
+    for (const name of lines.keys()) this.#families.delete(name);
+  }
+
+  /** Sources in a fixed order, so the output does not depend on which poll finished first. */
+  #sources(): readonly string[] {
+    this.#sourceOrder ??= [...this.#bySource.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.#sourceOrder;
+  }
+
+  #header(metric: DataMetric, format: Format): Buffer {
+    const key = `${format}/${metric.name}`;
+    let header = this.#headers.get(key);
+    if (header === undefined) {
+      header = Buffer.from(familyHeader(metric.name, metric.help, 'gauge', format), 'utf8');
+      this.#headers.set(key, header);
+    }
+    return header;
+  }
+}
+
+/** `parts` joined into a buffer of its own (never a slice of Node's shared pool). */
+function own(parts: readonly Buffer[]): Buffer {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = Buffer.allocUnsafeSlow(length);
+  let offset = 0;
+  for (const part of parts) offset += part.copy(out, offset);
+  return out;
 }
 
 /** A poll produced two samples of one series: a fault of the mapping, not of the data. */

@@ -1,11 +1,8 @@
-import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib';
+import { constants, crc32, createDeflateRaw } from 'node:zlib';
 import type { Registry } from 'prom-client';
 import type { DataSeries } from '../metrics/data-series.js';
 import { renderRegistry, type Format } from '../metrics/exposition.js';
 import type { SelfMetrics } from '../poller/self-metrics.js';
-
-const deflateRaw = promisify(deflateRawCallback);
 
 /** How a /metrics body is sent. */
 export type Encoding = 'identity' | 'gzip';
@@ -14,12 +11,14 @@ export type Encoding = 'identity' | 'gzip';
 export interface Section {
   /** Changes whenever the rendered text would; an unchanged version promises unchanged text. */
   version(): number | string;
-  render(format: Format): string | Promise<string>;
+  /** The section as text, or as bytes to send back to back (a large section is never one string). */
+  render(format: Format): string | readonly Buffer[] | Promise<string>;
 }
 
 interface Piece {
   readonly version: number | string;
-  readonly bytes: Buffer;
+  readonly chunks: readonly Buffer[];
+  readonly length: number;
   /** Raw deflate ending in a sync flush (byte-aligned, not final), made on the first gzip scrape. */
   deflated: Promise<Buffer> | undefined;
   /** CRC-32 of this piece's bytes continuing from `crcPrefix` (the pieces before it). */
@@ -52,7 +51,7 @@ export function createMetricsCache(
   registry: Registry,
 ): ExpositionCache {
   return new ExpositionCache([
-    { version: () => series.version, render: (format) => series.render(format) },
+    { version: () => series.version, render: (format) => series.chunks(format) },
     {
       // Health metrics move through SelfMetrics, so they never lag the series they speak for;
       // process and Node.js metrics show within the second.
@@ -118,20 +117,19 @@ export class ExpositionCache {
     const pieces = await Promise.all(
       this.#sections.map(async (section, index) => this.#piece(index, section, format, versions[index] ?? 0)),
     );
-    if (encoding === 'identity')
-      return pieces.map((piece) => piece.bytes).filter((bytes) => bytes.length > 0);
+    if (encoding === 'identity') return pieces.flatMap((piece) => piece.chunks);
     const deflated = await Promise.all(
-      pieces.map(async (piece) => (piece.deflated ??= deflateOpen(piece.bytes))),
+      pieces.map(async (piece) => (piece.deflated ??= deflateOpen(piece.chunks))),
     );
     let crc = 0;
     let length = 0;
     for (const piece of pieces) {
       if (piece.crcPrefix !== crc) {
         piece.crcPrefix = crc;
-        piece.crc = crc32After(piece.bytes, crc);
+        piece.crc = crc32After(piece.chunks, crc);
       }
       crc = piece.crc;
-      length += piece.bytes.length;
+      length += piece.length;
     }
     const trailer = Buffer.alloc(8);
     trailer.writeUInt32LE(crc >>> 0, 0);
@@ -147,8 +145,13 @@ export class ExpositionCache {
       if (piece.version === version) return piece;
     }
     const rendering = (async (): Promise<Piece> => {
-      const bytes = Buffer.from(await section.render(format), 'utf8');
-      return { version, bytes, deflated: undefined, crcPrefix: 0, crc: crc32After(bytes, 0) };
+      const rendered = await section.render(format);
+      const chunks = (typeof rendered === 'string' ? [Buffer.from(rendered, 'utf8')] : rendered).filter(
+        (chunk) => chunk.length > 0,
+      );
+      let length = 0;
+      for (const chunk of chunks) length += chunk.length;
+      return { version, chunks, length, deflated: undefined, crcPrefix: 0, crc: crc32After(chunks, 0) };
     })();
     this.#pieces.set(key, rendering);
     try {
@@ -160,16 +163,31 @@ export class ExpositionCache {
   }
 }
 
-/** Raw deflate that leaves the stream open and byte-aligned, so more deflate data may follow. */
-async function deflateOpen(bytes: Buffer): Promise<Buffer> {
-  return deflateRaw(bytes, { finishFlush: constants.Z_SYNC_FLUSH });
+/**
+ * Raw deflate of `chunks` as one stream that is left open and byte-aligned, so more deflate data may
+ * follow. Streamed chunk by chunk: the chunks are never copied into one buffer first.
+ */
+async function deflateOpen(chunks: readonly Buffer[]): Promise<Buffer> {
+  const deflate = createDeflateRaw({ finishFlush: constants.Z_SYNC_FLUSH });
+  const out: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => out.push(chunk));
+  const ended = new Promise<void>((resolve, reject) => {
+    deflate.once('end', resolve);
+    deflate.once('error', reject);
+  });
+  for (const chunk of chunks) deflate.write(chunk);
+  deflate.end();
+  await ended;
+  return Buffer.concat(out);
 }
 
-/** CRC-32 of `bytes` continuing from `prefix`, the CRC of what came before them. */
-function crc32After(bytes: Buffer, prefix: number): number {
+/** CRC-32 of `chunks`, back to back, continuing from `prefix`, the CRC of what came before them. */
+function crc32After(chunks: readonly Buffer[], prefix: number): number {
+  let crc = prefix;
   // Node's crc32 answers 0 for an empty buffer backed by no memory (`Buffer.from('')`), whatever the
   // starting value; the CRC of nothing more is the starting value.
-  return bytes.length === 0 ? prefix : crc32(bytes, prefix);
+  for (const chunk of chunks) if (chunk.length > 0) crc = crc32(chunk, crc);
+  return crc;
 }
 
 function sameVersions(a: readonly (number | string)[], b: readonly (number | string)[]): boolean {

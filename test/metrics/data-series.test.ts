@@ -40,3 +40,19 @@ describe('DataSeries duplicates', () => {
     expect(text).not.toContain('} 4');
   });
 });
+
+describe('DataSeries families', () => {
+  it("re-joins a family when one of its sources changes and keeps the other sources' lines", () => {
+    const series = new DataSeries(DATA_METRICS);
+    series.replace('a', flowControlSamples('a', [{ key: 'x', waitListSize: 1 }], 10));
+    series.replace('b', flowControlSamples('b', [{ key: 'y', waitListSize: 2 }], 10));
+    expect(series.render('openmetrics')).toContain('account="a",flow_control_key="x"} 1');
+    series.replace('a', flowControlSamples('a', [{ key: 'x', waitListSize: 5 }], 10));
+    const text = series.render('text');
+    expect(text).toContain('account="a",flow_control_key="x"} 5');
+    expect(text).not.toContain('account="a",flow_control_key="x"} 1');
+    expect(text).toContain('account="b",flow_control_key="y"} 2');
+    series.drop('b');
+    expect(series.render('openmetrics')).not.toContain('account="b"');
+  });
+});
