@@ -5,7 +5,8 @@ import { startSimulator } from '../src/demo/simulator.js';
 import { startBareServer } from './bare-server.js';
 import { startExporter, type ExporterProcess } from './exporter-process.js';
 import { fetchBodies, measureIngest, type IngestFigure } from './ingest.js';
-import { runLoad, type LoadResult } from './load.js';
+import { compareLoad, runLoad, type LoadResult } from './load.js';
+import { memoryPoint, startCycles, V8_DEFAULTS, type MemoryRun } from './memory.js';
 import { scaledState, simulatorOptions, type State } from './states.js';
 import { measureUpstashCost, type CostFigures } from './upstash-cost.js';
 
@@ -20,18 +21,21 @@ export interface Plan {
   readonly ingestBudgetMs: number;
   readonly exporterCostSeconds: number;
   readonly clientCostCycles: number;
+  /** Poll cycles (one a second) of the large state before its memory is read again. */
+  readonly pollCycles: number;
 }
 
 export const FULL_PLAN: Plan = {
   largeScale: 100,
   scales: [1, 10, 100],
   connections: 16,
-  loadSeconds: 5,
-  scalingLoadSeconds: 3,
+  loadSeconds: 4,
+  scalingLoadSeconds: 2,
   warmupSeconds: 1,
   ingestBudgetMs: 600,
   exporterCostSeconds: 4,
   clientCostCycles: 100,
+  pollCycles: 100,
 };
 
 /** Every phase, on a tiny state and for about a second each: proves the benchmark still runs. */
@@ -45,6 +49,7 @@ export const QUICK_PLAN: Plan = {
   ingestBudgetMs: 30,
   exporterCostSeconds: 1,
   clientCostCycles: 5,
+  pollCycles: 3,
 };
 
 /** The machine the figures come from. */
@@ -73,28 +78,13 @@ export interface Results {
     readonly gzipBytes: number;
     readonly firstPollSeconds: number;
     readonly scrapes: readonly ScrapeFigure[];
-    readonly memory: readonly MemoryFigures[];
+    readonly memory: readonly MemoryRun[];
   };
   readonly ingest: ReturnType<typeof measureIngest>;
   readonly scaling: readonly ScalingFigure[];
   readonly cost: CostFigures;
   readonly seconds: number;
 }
-
-/** Memory of the exporter process holding the large state. */
-export interface MemoryFigures {
-  readonly nodeArgs: string;
-  readonly rssAfterLoadBytes: number;
-  readonly rssAfterScrapesBytes: number;
-  readonly peakRssBytes: number;
-  readonly heapUsedBytes: number;
-  readonly heapTotalBytes: number;
-  readonly newSpaceBytes: number;
-  readonly externalBytes: number;
-}
-
-/** V8's young generation is the largest single part of the footprint: also measured capped. */
-const SMALL_NEW_SPACE = ['--max-semi-space-size=2'];
 
 /** Scrape and ingest cost of one multiple of the small state. */
 export interface ScalingFigure {
@@ -120,7 +110,13 @@ export async function runBenchmarks(
   log(
     `large state: ${largeState.flowControlKeys} keys, ${largeState.urlGroups} URL groups, ${largeState.databases.length} databases`,
   );
-  const large = await scrapeLarge(plan, largeState, log);
+  // A hundred poll cycles take a hundred seconds: they run behind everything else, niced.
+  log(`${plan.pollCycles} poll cycles of the large state, in the background`);
+  const cycles = await startCycles(largeState, plan.pollCycles);
+  const scraped = await scrapeLarge(plan, largeState, log);
+  await cycles.mark();
+  log('memory under V8 defaults');
+  const v8Defaults = await memoryWithV8Defaults(plan, largeState);
 
   const scaling: ScalingFigure[] = [];
   let ingest: Results['ingest'] | undefined;
@@ -134,9 +130,9 @@ export async function runBenchmarks(
       if (scale === plan.largeScale) ingest = figures;
       const scrape =
         scale === plan.largeScale
-          ? large.scrapes[0]!
+          ? scraped.scrapes[0]!
           : await withExporter(simulator.url, state, async (exporter) => {
-              const [figure] = await compareScrapes(exporter, plan, ['text'], plan.scalingLoadSeconds, log);
+              const [figure] = await compareScrapes(exporter, plan, ['text'], log, plan.scalingLoadSeconds);
               return figure!;
             });
       scaling.push({ state, series: figures.whole.series, scrape, ingest: figures.whole });
@@ -161,6 +157,8 @@ export async function runBenchmarks(
     exporterSeconds: plan.exporterCostSeconds,
     clientCycles: plan.clientCostCycles,
   });
+  log(`waiting for the ${plan.pollCycles} poll cycles`);
+  const large = { ...scraped, memory: [...scraped.memory, await cycles.finish(), v8Defaults] };
   return {
     quick: plan === QUICK_PLAN,
     machine: machine(),
@@ -180,41 +178,16 @@ async function scrapeLarge(plan: Plan, state: State, log: (line: string) => void
       const firstPollSeconds = (performance.now() - startedAt) / 1000;
       // Let start-up garbage go before reading the resting footprint.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const rssAfterLoadBytes = exporter.memory()?.rssBytes ?? NaN;
+      const afterPoll = await memoryPoint(exporter, 'after the first poll');
       const text = await exporter.scrape();
-      const scrapes = await compareScrapes(
-        exporter,
-        plan,
-        ['text', 'openmetrics', 'gzip'],
-        plan.loadSeconds,
-        log,
-      );
-      const serial = await compareScrapes(
-        exporter,
-        { ...plan, connections: 1 },
-        ['gzip'],
-        plan.loadSeconds,
-        log,
-      );
-      const memory = await memoryAfterScrapes(exporter, '(none)', rssAfterLoadBytes);
-      log('memory with a small young generation');
-      const capped = await withExporter(
-        simulator.url,
-        state,
-        async (small) => {
-          const rssAfterLoad = small.memory()?.rssBytes ?? NaN;
-          for (const headers of Object.values(FORMATS)) {
-            await runLoad({
-              url: `${small.url}/metrics`,
-              headers,
-              connections: plan.connections,
-              durationSeconds: 1,
-            });
-          }
-          return memoryAfterScrapes(small, SMALL_NEW_SPACE.join(' '), rssAfterLoad);
-        },
-        SMALL_NEW_SPACE,
-      );
+      const formats = ['text', 'openmetrics', 'gzip'] as const;
+      const scrapes = await compareScrapes(exporter, plan, formats, log);
+      const serial = await compareScrapes(exporter, { ...plan, connections: 1 }, formats, log);
+      const shipped: MemoryRun = {
+        label: 'as shipped (the program sets its heap sizing)',
+        points: [afterPoll, await memoryPoint(exporter, 'after the scrape runs')],
+        peakRssBytes: exporter.memory()?.peakRssBytes ?? NaN,
+      };
       return {
         state,
         series: countSeries(text.toString('utf8')),
@@ -225,9 +198,40 @@ async function scrapeLarge(plan: Plan, state: State, log: (line: string) => void
           ...scrapes,
           ...serial.map((s) => ({ ...s, label: `${s.label}, 1 client (like Prometheus)` })),
         ],
-        memory: [memory, capped],
+        memory: [shipped],
       };
     });
+  } finally {
+    await simulator.stop();
+  }
+}
+
+/** The large state's memory under V8's own heap sizing, for comparison with the program's. */
+async function memoryWithV8Defaults(plan: Plan, state: State): Promise<MemoryRun> {
+  const simulator = await startSimulator(simulatorOptions(state));
+  try {
+    return await withExporter(
+      simulator.url,
+      state,
+      async (exporter) => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const afterPoll = await memoryPoint(exporter, 'after the first poll');
+        for (const headers of Object.values(FORMATS)) {
+          await runLoad({
+            url: `${exporter.url}/metrics`,
+            headers,
+            connections: plan.connections,
+            durationSeconds: 1,
+          });
+        }
+        return {
+          label: `V8's own heap sizing (\`${V8_DEFAULTS.join(' ')}\`)`,
+          points: [afterPoll, await memoryPoint(exporter, 'after the scrape runs')],
+          peakRssBytes: exporter.memory()?.peakRssBytes ?? NaN,
+        };
+      },
+      V8_DEFAULTS,
+    );
   } finally {
     await simulator.stop();
   }
@@ -247,13 +251,16 @@ async function withExporter<T>(
   }
 }
 
-/** Loads the exporter and a bare server holding the exporter's own bytes, one after the other, per format. */
+/**
+ * Loads the exporter and a bare server holding the exporter's own bytes, per format, in alternating
+ * one-second turns (see compareLoad).
+ */
 async function compareScrapes(
   exporter: ExporterProcess,
-  plan: Plan,
+  plan: Pick<Plan, 'connections' | 'loadSeconds' | 'warmupSeconds'>,
   formats: readonly (keyof typeof FORMATS)[],
-  seconds: number,
   log: (line: string) => void,
+  seconds = plan.loadSeconds,
 ): Promise<ScrapeFigure[]> {
   const bare = await startBareServer({
     text: await exporter.scrape(),
@@ -265,15 +272,16 @@ async function compareScrapes(
       const options = {
         headers: { ...FORMATS[format] },
         connections: plan.connections,
-        durationSeconds: seconds,
+        durationSeconds: 1,
         warmupSeconds: plan.warmupSeconds,
       };
-      const exporterResult = await runLoad({ ...options, url: `${exporter.url}/metrics` });
-      // Let the exporter finish whatever the run left queued before the bare server is measured.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const bareResult = await runLoad({ ...options, url: `${bare.url}/metrics` });
+      const { a: exporterResult, b: bareResult } = await compareLoad(
+        { ...options, url: `${exporter.url}/metrics` },
+        { ...options, url: `${bare.url}/metrics` },
+        seconds,
+      );
       log(
-        `  ${format} ×${plan.connections}: exporter ${exporterResult.requestsPerSecond.toFixed(0)} req/s, bare ${bareResult.requestsPerSecond.toFixed(0)} req/s`,
+        `  ${format} ×${plan.connections}: exporter ${exporterResult.requestsPerSecond.toFixed(0)} req/s p99 ${exporterResult.p99Ms.toFixed(1)} ms, bare ${bareResult.requestsPerSecond.toFixed(0)} req/s p99 ${bareResult.p99Ms.toFixed(1)} ms`,
       );
       figures.push({
         label: format,
@@ -286,30 +294,6 @@ async function compareScrapes(
   } finally {
     await bare.stop();
   }
-}
-
-async function memoryAfterScrapes(
-  exporter: ExporterProcess,
-  nodeArgs: string,
-  rssAfterLoadBytes: number,
-): Promise<MemoryFigures> {
-  const after = exporter.memory();
-  const text = (await exporter.scrape()).toString('utf8');
-  return {
-    nodeArgs,
-    rssAfterLoadBytes,
-    rssAfterScrapesBytes: after?.rssBytes ?? NaN,
-    peakRssBytes: after?.peakRssBytes ?? NaN,
-    heapUsedBytes: metricValue(text, 'nodejs_heap_size_used_bytes'),
-    heapTotalBytes: metricValue(text, 'nodejs_heap_size_total_bytes'),
-    newSpaceBytes: metricValue(text, 'nodejs_heap_space_size_total_bytes\\{space="new"\\}'),
-    externalBytes: metricValue(text, 'nodejs_external_memory_bytes'),
-  };
-}
-
-function metricValue(text: string, name: string): number {
-  const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
-  return Number(match?.[1] ?? NaN);
 }
 
 function countSeries(text: string): number {

@@ -41,6 +41,8 @@ export interface ExporterOptions {
   readonly limits?: { maxFlowControlKeys: number; maxUrlGroups: number };
   /** Extra node flags, e.g. V8 heap sizing. */
   readonly nodeArgs?: readonly string[];
+  /** Run under `nice -n` this (Linux): a background process that must not disturb what is timed. */
+  readonly niceness?: number;
 }
 
 /** Starts `node dist/main.js --config <tmp yaml>` and resolves once every source has polled once. */
@@ -80,7 +82,10 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
     ...(options.nodeArgs ?? []),
     ...(process.env.BENCH_EXPORTER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
   ];
-  const child = spawn(process.execPath, [...nodeArgs, EXPORTER_MAIN, '--config', configFile], {
+  const command = [process.execPath, ...nodeArgs, EXPORTER_MAIN, '--config', configFile];
+  const niced =
+    options.niceness === undefined ? command : ['nice', '-n', String(options.niceness), ...command];
+  const child = spawn(niced[0]!, niced.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });

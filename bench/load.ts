@@ -24,11 +24,47 @@ export interface LoadOptions {
 
 /** Scrapes `url` with autocannon: `connections` keep-alive clients, one request in flight each. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  await warmUp(options);
+  return summarise([await measure(options)]);
+}
+
+/**
+ * Loads two servers in turns (a, b, a, b…, `rounds` one-second turns each) and pools each one's
+ * responses: on a shared machine whatever else runs then weighs on both alike, where one long run
+ * after the other lets a burst of noise land on one side only. Tail latencies need that most.
+ */
+export async function compareLoad(
+  a: LoadOptions,
+  b: LoadOptions,
+  rounds: number,
+): Promise<{ a: LoadResult; b: LoadResult }> {
+  await warmUp(a);
+  await warmUp(b);
+  const runs: { a: Run[]; b: Run[] } = { a: [], b: [] };
+  for (let round = 0; round < rounds; round++) {
+    runs.a.push(await measure({ ...a, durationSeconds: 1 }));
+    runs.b.push(await measure({ ...b, durationSeconds: 1 }));
+  }
+  return { a: summarise(runs.a), b: summarise(runs.b) };
+}
+
+/** One measured run: every 2xx response's latency, its bytes, and what failed. */
+interface Run {
+  readonly latencies: number[];
+  readonly bytes: number;
+  readonly seconds: number;
+  readonly failures: number;
+}
+
+async function warmUp(options: LoadOptions): Promise<void> {
+  if (options.warmupSeconds === undefined || options.warmupSeconds <= 0) return;
+  const base = { url: options.url, connections: options.connections, pipelining: 1, timeout: 30 };
+  await autocannon({ ...base, headers: options.headers ?? {}, duration: options.warmupSeconds ?? 0 });
+}
+
+async function measure(options: LoadOptions): Promise<Run> {
   const base = { url: options.url, connections: options.connections, pipelining: 1, timeout: 30 };
   const headers = options.headers ?? {};
-  if (options.warmupSeconds !== undefined && options.warmupSeconds > 0) {
-    await autocannon({ ...base, headers, duration: options.warmupSeconds });
-  }
   const latencies: number[] = [];
   let bytes = 0;
   const instance = autocannon({ ...base, headers, duration: options.durationSeconds });
@@ -39,14 +75,25 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     }
   });
   const result = await instance;
-  latencies.sort((a, b) => a - b);
   return {
-    requestsPerSecond: latencies.length / result.duration,
+    latencies,
+    bytes,
+    seconds: result.duration,
+    failures: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+function summarise(runs: readonly Run[]): LoadResult {
+  const latencies = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
+  const bytes = runs.reduce((sum, run) => sum + run.bytes, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
+  return {
+    requestsPerSecond: latencies.length / seconds,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     bytesPerResponse: latencies.length === 0 ? 0 : bytes / latencies.length,
     requests: latencies.length,
-    failures: result.errors + result.timeouts + result.non2xx,
+    failures: runs.reduce((sum, run) => sum + run.failures, 0),
   };
 }
 

@@ -1,18 +1,28 @@
 import type { Results, ScrapeFigure } from './benchmarks.js';
 import type { IngestFigure } from './ingest.js';
+import type { MemoryRun } from './memory.js';
 
-const GOALS = { scrapeRatio: 0.8, p99Ms: 5, ingestRatio: 2, rssBytes: 120 * 1024 * 1024 } as const;
+const GOALS = { scrapeRatio: 0.8, p99Ratio: 1.25, ingestRatio: 2, rssBytes: 120 * 1024 * 1024 } as const;
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
 const fixed = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const mark = (ok: boolean): string => (ok ? 'met' : '**not met**');
 
+const p99Ratio = (figure: ScrapeFigure): number => figure.exporter.p99Ms / figure.bare.p99Ms;
+
 function scrapeRow(figure: ScrapeFigure): string {
   const { exporter, bare } = figure;
   const ratio = exporter.requestsPerSecond / bare.requestsPerSecond;
   const failures = exporter.failures + bare.failures;
-  return `| ${figure.label} | ${figure.connections} | ${kb(exporter.bytesPerResponse)} | ${fixed(exporter.requestsPerSecond, 0)} | ${fixed(bare.requestsPerSecond, 0)} | ${fixed(ratio, 2)} | ${fixed(exporter.p50Ms, 2)} / ${fixed(exporter.p99Ms, 2)} | ${fixed(bare.p50Ms, 2)} / ${fixed(bare.p99Ms, 2)} | ${failures} |`;
+  return `| ${figure.label} | ${figure.connections} | ${kb(exporter.bytesPerResponse)} | ${fixed(exporter.requestsPerSecond, 0)} | ${fixed(bare.requestsPerSecond, 0)} | ${fixed(ratio, 2)} | ${fixed(exporter.p50Ms, 2)} / ${fixed(exporter.p99Ms, 2)} | ${fixed(bare.p50Ms, 2)} / ${fixed(bare.p99Ms, 2)} | ${fixed(p99Ratio(figure), 2)} ${mark(p99Ratio(figure) <= GOALS.p99Ratio)} | ${failures} |`;
+}
+
+function memoryRows(run: MemoryRun, goal: boolean): string[] {
+  return run.points.map(
+    (m) =>
+      `| ${run.label} | ${m.label} | ${mb(m.rssBytes)} | ${mb(m.heapUsedBytes)} / ${mb(m.heapTotalBytes)} | ${mb(m.youngGenerationBytes)} | ${mb(m.externalBytes)} | ${goal ? mark(m.rssBytes < GOALS.rssBytes) : '(comparison)'} |`,
+  );
 }
 
 function ingestRow(figure: IngestFigure): string {
@@ -29,21 +39,29 @@ export function renderReport(results: Results): string {
     '',
     `Large state: ${large.state.flowControlKeys} flow-control keys, ${large.state.urlGroups} URL groups (up to ${large.state.maxEndpoints} endpoints), ${large.state.databases.length} databases with ${large.state.pointsPerSeries} points per series: ${large.series} series, ${kb(large.textBytes)} of text (${kb(large.gzipBytes)} gzipped). First poll of every source done ${fixed(large.firstPollSeconds, 1)} s after the process started.`,
     '',
-    '### 1. Scrape (exporter process vs a bare node:http server answering the same bytes from memory)',
+    '### 1. Memory (exporter process holding the large state, as `node dist/main.js` runs: `npm start`, the bin and the image)',
     '',
-    '| format | clients | body | exporter req/s | bare req/s | ratio (goal ≥ 0.8) | exporter p50 / p99 ms | bare p50 / p99 ms | failures |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| run | when | RSS | V8 heap used / total | of which young generation | external (buffers) | goal: RSS < 120 MB |',
+    '|---|---|---|---|---|---|---|',
+    ...large.memory.flatMap((run, index) => memoryRows(run, index < large.memory.length - 1)),
+    '',
+    ...large.memory.map((run) => `Peak RSS (VmHWM) of "${run.label}": ${mb(run.peakRssBytes)}.`),
+    '',
+    growthLine(large.memory),
+    '',
+    '### 2. Scrape latency and throughput (exporter process vs a bare node:http server answering the same bytes from memory, in alternating one-second turns)',
+    '',
+    '| format | clients | body | exporter req/s | bare req/s | ratio (goal ≥ 0.8) | exporter p50 / p99 ms | bare p50 / p99 ms | p99 ratio (goal ≤ 1.25) | failures |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...large.scrapes.map(scrapeRow),
     '',
   );
-  const ratios = large.scrapes
-    .filter((s) => s.connections > 1)
-    .map((s) => s.exporter.requestsPerSecond / s.bare.requestsPerSecond);
-  const worstP99 = Math.max(...large.scrapes.filter((s) => s.connections > 1).map((s) => s.exporter.p99Ms));
+  const ratios = large.scrapes.map((s) => s.exporter.requestsPerSecond / s.bare.requestsPerSecond);
+  const worstP99 = Math.max(...large.scrapes.map(p99Ratio));
   lines.push(
-    `Throughput goal (≥ 0.8 of the bare server, every format, 16 clients): ${mark(Math.min(...ratios) >= GOALS.scrapeRatio)} (worst ${fixed(Math.min(...ratios), 2)}). p99 goal (< 5 ms, 16 clients): ${mark(worstP99 < GOALS.p99Ms)} (worst ${fixed(worstP99, 2)} ms).`,
+    `Throughput goal (≥ 0.8 of the bare server, every format): ${mark(Math.min(...ratios) >= GOALS.scrapeRatio)} (worst ${fixed(Math.min(...ratios), 2)}). Latency goal (p99 ≤ 1.25× the bare server's, every format, 16 clients and 1): ${mark(worstP99 <= GOALS.p99Ratio)} (worst ${fixed(worstP99, 2)}×).`,
     '',
-    '### 2. Ingest (CPU time in this process, bytes → rendered sample lines, vs bare `JSON.parse` of the same bytes)',
+    '### 3. Ingest (CPU time in this process, bytes → rendered sample lines, vs bare `JSON.parse` of the same bytes)',
     '',
     '| body | size | series | JSON.parse ms | ingest ms | ratio | goal ≤ 2× |',
     '|---|---|---|---|---|---|---|',
@@ -51,15 +69,6 @@ export function renderReport(results: Results): string {
     ingestRow(ingest.flowControl),
     ingestRow(ingest.urlGroups),
     ingestRow(ingest.whole),
-    '',
-    '### 3. Memory (exporter process holding the large state)',
-    '',
-    '| node flags | RSS after first poll | RSS after the scrape runs | peak RSS (VmHWM) | V8 heap used / total | of which young generation | external (buffers) | goal: RSS < 120 MB |',
-    '|---|---|---|---|---|---|---|---|',
-    ...large.memory.map(
-      (m) =>
-        `| ${m.nodeArgs} | ${mb(m.rssAfterLoadBytes)} | ${mb(m.rssAfterScrapesBytes)} | ${mb(m.peakRssBytes)} | ${mb(m.heapUsedBytes)} / ${mb(m.heapTotalBytes)} | ${mb(m.newSpaceBytes)} | ${mb(m.externalBytes)} | ${mark(m.rssAfterScrapesBytes < GOALS.rssBytes)} (peak: ${mark(m.peakRssBytes < GOALS.rssBytes)}) |`,
-    ),
     '',
     '### 4. Scaling (multiples of a small state: 100 keys, 5 URL groups, 2 databases)',
     '',
@@ -79,4 +88,14 @@ export function renderReport(results: Results): string {
     '',
   );
   return lines.join('\n');
+}
+
+/** Whether the polling exporter's footprint grew between its early and its last reading. */
+function growthLine(runs: readonly MemoryRun[]): string {
+  const polling = runs.find((run) => run.points.length > 2);
+  const early = polling?.points.at(-2);
+  const last = polling?.points.at(-1);
+  if (early === undefined || last === undefined) return '';
+  const growth = last.rssBytes - early.rssBytes;
+  return `Growth from ${early.label} to ${last.label}: RSS ${growth >= 0 ? '+' : ''}${mb(growth)}, V8 heap total ${mb(last.heapTotalBytes - early.heapTotalBytes)}, external ${mb(last.externalBytes - early.externalBytes)} (goal: no growth).`;
 }

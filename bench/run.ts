@@ -12,7 +12,10 @@ const { values } = parseArgs({
 const quick = values.quick || process.env.BENCH_QUICK === '1';
 const write = values.write ?? !quick;
 
-const results = await runBenchmarks(quick ? QUICK_PLAN : FULL_PLAN, (line) => console.error(line));
+const started = performance.now();
+const results = await runBenchmarks(quick ? QUICK_PLAN : FULL_PLAN, (line) =>
+  console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`),
+);
 const report = renderReport(results);
 console.log(report);
 

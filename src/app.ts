@@ -9,7 +9,7 @@ import { Poller, type PollGroup } from './poller/poller.js';
 import { createSelfMetrics, type SelfMetrics } from './poller/self-metrics.js';
 import { listen } from './server/listener.js';
 import { createHandler } from './server/routes.js';
-import { createMetricsCache } from './server/scrape-cache.js';
+import { createMetricsCache, keepWarm } from './server/scrape-cache.js';
 import { createWebServer } from './server/web-server.js';
 import { WebSettings } from './server/web-settings.js';
 import { anchoredRegex } from './sources/databases.js';
@@ -60,6 +60,7 @@ export function createApp(config: Config, options: AppOptions): App {
 
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
   const scrapeCache = createMetricsCache(series, metrics, registry);
+  let stopWarming: (() => void) | undefined;
   let server: Server | undefined;
   // Reloads run one after another, and stop() waits for the one in progress: a reload that finished
   // after stop() would start a poller nobody stops.
@@ -117,12 +118,14 @@ export function createApp(config: Config, options: AppOptions): App {
       warnPlainHttp(config, logger);
       const address = await listen(server, config.listenAddress, logger);
       logger.info({ address: `${address.address}:${address.port}`, version }, 'listening');
+      stopWarming = keepWarm(scrapeCache);
       poller.start();
       return address;
     },
     async stop() {
       stopped = true;
       await reloading.catch(() => undefined);
+      stopWarming?.();
       await poller.stop();
       if (server !== undefined) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));

@@ -17,12 +17,27 @@ describe('benchmark smoke run', () => {
       expect(figure.jsonParseMicros).toBeGreaterThan(0);
       expect(figure.ingestMicros).toBeGreaterThan(0);
     }
-    expect(results.large.memory[0]?.rssAfterLoadBytes).toBeGreaterThan(0);
+    // Memory as shipped, after the poll cycles, and under V8's defaults: every point read.
+    expect(results.large.memory).toHaveLength(3);
+    for (const run of results.large.memory) {
+      for (const point of run.points) {
+        expect(point.rssBytes).toBeGreaterThan(0);
+        expect(point.heapUsedBytes).toBeGreaterThan(0);
+      }
+    }
+    const cycles = results.large.memory[1]?.points ?? [];
+    expect(cycles).toHaveLength(3);
+    expect(Number(/after (\d+) poll cycles/.exec(cycles[2]?.label ?? '')?.[1])).toBeGreaterThanOrEqual(
+      QUICK_PLAN.pollCycles,
+    );
+    // Every format, with 16 clients and with one.
+    expect(results.large.scrapes).toHaveLength(6);
     expect(results.scaling).toHaveLength(QUICK_PLAN.scales.length);
     // Upstash cost is not timing: one request per poll, and no more connections than the pool.
     expect(results.cost.exporter.requests).toBe(results.cost.exporter.polls);
     expect(results.cost.client.requests).toBe(results.cost.client.cycles * results.cost.sources);
     expect(results.cost.client.connectionsOpened).toBeLessThanOrEqual(results.cost.client.poolSize);
     expect(renderReport(results)).toContain('### 5. Upstash cost');
+    expect(renderReport(results)).toContain('p99 ratio');
   }, 180_000);
 });

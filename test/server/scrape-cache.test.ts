@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Registry } from 'prom-client';
 import { DataSeries } from '../../src/metrics/data-series.js';
 import {
@@ -167,5 +167,44 @@ describe('ExpositionCache', () => {
     expect((await bodyOf(cache, 'text', 'identity')).toString()).toContain(
       'upstash_up{source="url_groups",account="eu",database_id="",qstash_id=""} 1',
     );
+  });
+});
+
+describe('ExpositionCache.refresh', () => {
+  it('rebuilds a body scraped before once its sections move, so the next scrape renders nothing', async () => {
+    const data = section((format) => `data ${format}\n`);
+    const cache = new ExpositionCache([data]);
+    await cache.body('openmetrics', 'gzip');
+    expect(data.state.renders).toBe(1);
+    data.state.version++;
+    await cache.refresh();
+    // Only the format asked for is rebuilt, not every format.
+    expect(data.state.renders).toBe(2);
+    expectOneGzipMember(await bodyOf(cache, 'openmetrics', 'gzip'), 'data openmetrics\n');
+    expect(data.state.renders).toBe(2);
+    // Nothing moved: nothing to rebuild.
+    await cache.refresh();
+    expect(data.state.renders).toBe(2);
+  });
+
+  it('stops rebuilding a body nobody asked for in five minutes', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const data = section('data\n');
+      const cache = new ExpositionCache([data]);
+      await cache.body('text', 'identity');
+      vi.setSystemTime(Date.now() + 5 * 60_000 + 1);
+      data.state.version++;
+      await cache.refresh();
+      expect(data.state.renders).toBe(1);
+      // Asked for again, it is rebuilt then, and kept warm from then on.
+      expect((await bodyOf(cache, 'text', 'identity')).toString()).toBe('data\n');
+      expect(data.state.renders).toBe(2);
+      data.state.version++;
+      await cache.refresh();
+      expect(data.state.renders).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
