@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { startSimulator } from '../src/demo/simulator.js';
+import { measureAccount, type AccountFigures, type AccountPlan } from './account.js';
 import { startBareServer } from './bare-server.js';
 import { startExporter, type ExporterProcess } from './exporter-process.js';
 import { fetchBodies, measureIngest, type IngestFigure } from './ingest.js';
@@ -20,6 +21,7 @@ export interface Plan {
   readonly ingestBudgetMs: number;
   readonly exporterCostSeconds: number;
   readonly clientCostCycles: number;
+  readonly account: AccountPlan;
 }
 
 export const FULL_PLAN: Plan = {
@@ -32,6 +34,17 @@ export const FULL_PLAN: Plan = {
   ingestBudgetMs: 600,
   exporterCostSeconds: 4,
   clientCostCycles: 100,
+  // The account; a 15 s interval keeps the phase under ~45 s (the spread goal is relative to it).
+  account: {
+    databases: 1000,
+    flowControlKeys: 10_000,
+    queues: 200,
+    schedules: 2000,
+    intervalSeconds: 15,
+    concurrency: 8,
+    connections: 16,
+    loadSeconds: 4,
+  },
 };
 
 /** Every phase, on a tiny state and for about a second each: proves the benchmark still runs. */
@@ -45,6 +58,16 @@ export const QUICK_PLAN: Plan = {
   ingestBudgetMs: 30,
   exporterCostSeconds: 1,
   clientCostCycles: 5,
+  account: {
+    databases: 5,
+    flowControlKeys: 20,
+    queues: 3,
+    schedules: 5,
+    intervalSeconds: 3,
+    concurrency: 8,
+    connections: 4,
+    loadSeconds: 1,
+  },
 };
 
 /** The machine the figures come from. */
@@ -78,6 +101,7 @@ export interface Results {
   readonly ingest: ReturnType<typeof measureIngest>;
   readonly scaling: readonly ScalingFigure[];
   readonly cost: CostFigures;
+  readonly account: AccountFigures;
   readonly seconds: number;
 }
 
@@ -161,6 +185,8 @@ export async function runBenchmarks(
     exporterSeconds: plan.exporterCostSeconds,
     clientCycles: plan.clientCostCycles,
   });
+  log('account scale');
+  const account = await measureAccount(plan.account, log);
   return {
     quick: plan === QUICK_PLAN,
     machine: machine(),
@@ -168,6 +194,7 @@ export async function runBenchmarks(
     ingest,
     scaling,
     cost,
+    account,
     seconds: (performance.now() - started) / 1000,
   };
 }

@@ -1,5 +1,6 @@
 import type { Results, ScrapeFigure } from './benchmarks.js';
 import type { IngestFigure } from './ingest.js';
+import { renderAccount } from './report-account.js';
 
 const GOALS = { scrapeRatio: 0.8, p99Ms: 5, ingestRatio: 2, rssBytes: 120 * 1024 * 1024 } as const;
 
@@ -78,5 +79,6 @@ export function renderReport(results: Results): string {
     `| client in-process, back to back | ${cost.sources} | ${cost.client.cycles} | ${cost.client.cycles * cost.sources} (0) | ${cost.client.requests} | ${fixed(cost.client.requests / (cost.client.cycles * cost.sources), 2)} | ${cost.client.connectionsOpened} | ${cost.client.poolSize} |`,
     '',
   );
+  lines.push(renderAccount(results.account));
   return lines.join('\n');
 }
