@@ -5,12 +5,12 @@ import {
   DEMO_QSTASH_INSTANCES,
   DEMO_QSTASH_TOKEN,
   startSimulator,
-  type Route,
   type Simulator,
 } from '../src/demo/simulator.js';
-import { startBareServer } from './bare-server.js';
+import { startBareServer, type BareBodies } from './bare-server.js';
 import { procMemory, startExporter, type ExporterProcess } from './exporter-process.js';
 import { runLoad, type LoadResult } from './load.js';
+import { ArrivalLog, nextTick, wallNow, type CycleFigures } from './poll-cycles.js';
 import {
   accountSimulatorOptions,
   accountState,
@@ -26,22 +26,8 @@ export interface AccountPlan extends AccountSize {
   /** The exporter's `http.concurrency`. */
   readonly concurrency: number;
   readonly connections: number;
-  /** Length of each scrape run (exporter, then bare server, per format), inside the measured cycle. */
+  /** Length of each scrape run (exporter, then bare server, per format), from the second cycle's tick. */
   readonly loadSeconds: number;
-}
-
-/** One poll cycle after start-up, as the simulator saw it. */
-export interface CycleFigures {
-  /** Upstash requests that arrived between this cycle's tick and the next one's. */
-  readonly requests: number;
-  /** Distinct paths among them: one per unit when none was missed. */
-  readonly paths: number;
-  /** Requests beyond the first for a path: a unit polled twice in the cycle. */
-  readonly duplicates: number;
-  /** `GET /v2/redis/stats/{id}` requests of the cycle. */
-  readonly statsRequests: number;
-  /** From the first of those requests to the last. */
-  readonly statsSpanMs: number;
 }
 
 /** A scrape format loaded on the exporter while polls land, and on a bare server with the same bytes. */
@@ -80,36 +66,27 @@ export interface AccountFigures {
   /** Upstash requests from the spawn to that moment. */
   readonly startupRequests: number;
   readonly memoryAtReady: ReadyMemory;
-  readonly memoryAfterCycle: Memory;
+  /** After the scrape runs. */
+  readonly memoryAfterScrapes: Memory;
   readonly metricsBytes: number;
   /** Mean size of a database's stats body. */
   readonly statsBodyBytes: number;
-  readonly cycle: CycleFigures;
+  /** The first cycle after start-up, with no scrapes: what Upstash sees of the polls alone. */
+  readonly quietCycle: CycleFigures;
+  /** The next one, while /metrics is scraped flat out. */
+  readonly scrapedCycle: CycleFigures;
   readonly scrapes: readonly AccountScrape[];
   readonly seconds: number;
 }
 
-/** The sources polled once per database or QStash instance; every other one is polled at the tick. */
-const PER_UNIT_ROUTES: ReadonlySet<Route> = new Set<Route>(['redis_stats', 'qstash_stats']);
-
-/** How much earlier than cron's tick its first request may seem to arrive (two clocks, rounding). */
-const EARLY_TICK_MS = 20;
-
+/** Scrape formats loaded while polls land. */
 const FORMATS = { text: {}, gzip: { 'accept-encoding': 'gzip' } } as const;
-
-/** A request as it reached the simulator; `at` is wall-clock Unix ms, to compare with cron's ticks. */
-interface Arrival {
-  readonly route: Route;
-  readonly path: string;
-  readonly at: number;
-}
-
-const wallNow = (): number => performance.timeOrigin + performance.now();
 
 /**
  * Runs the exporter in its own process against a simulated account whose databases it discovers:
- * time to ready, memory, one later poll cycle as Upstash sees it (requests per path, and how far the
- * per-database polls are spread over the interval), and scrapes while those polls land.
+ * time to ready and memory; then one later poll cycle with nothing else going on, as Upstash sees it
+ * (requests per path, how far the per-database polls are spread over the interval); then scrapes
+ * flat out while the next cycle's polls land, and that cycle as Upstash saw it.
  */
 export async function measureAccount(
   plan: AccountPlan,
@@ -119,12 +96,12 @@ export async function measureAccount(
   const state = accountState(plan);
   const units = accountUnits(state);
   const intervalMs = plan.intervalSeconds * 1000;
-  const arrivals: Arrival[] = [];
+  const arrivals = new ArrivalLog();
   let recording = false;
   const simulator = await startSimulator({
     ...accountSimulatorOptions(state),
     onRequest: (route, path) => {
-      if (recording) arrivals.push({ route, path, at: wallNow() });
+      if (recording) arrivals.record(route, path);
     },
   });
   try {
@@ -132,7 +109,9 @@ export async function measureAccount(
     // exporter starts, so start-up measures the exporter, not the fake Upstash.
     const statsBodyBytes = await warmUp(simulator, state, plan.concurrency);
     recording = true;
-    log(`account: ${units} units, interval ${plan.intervalSeconds} s, http.concurrency ${plan.concurrency}`);
+    log(
+      `account: ${units} units, interval ${plan.intervalSeconds} s, http.concurrency ${plan.concurrency} (simulator warm after ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    );
     const exporter = await startExporter({
       simulatorUrl: simulator.url,
       state,
@@ -147,40 +126,30 @@ export async function measureAccount(
     });
     try {
       const up = await waitAllUp(exporter, units, 2 * intervalMs);
-      const startupRequests = arrivals.filter((a) => a.at <= up.checkedAt).length;
+      const startupRequests = arrivals.countUntil(up.checkedAt);
       const memoryAtReady = { ...memoryOf(exporter.pid), ...up.heap };
       log(
         `  ready after ${(exporter.readyMs / 1000).toFixed(1)} s, all ${up.count} up after ${(up.ms / 1000).toFixed(1)} s`,
       );
       const text = await exporter.scrape();
-      const bare = await startBareServer({
-        text,
-        openmetrics: await exporter.scrape({ accept: 'application/openmetrics-text; version=1.0.0' }),
-      });
-      const scrapes: AccountScrape[] = [];
-      // The first tick after ready begins a cycle of spread polls only (start-up is over by then).
-      const tick = Math.ceil(wallNow() / intervalMs) * intervalMs;
-      try {
-        await sleep(tick - wallNow() + 50);
-        for (const [label, headers] of Object.entries(FORMATS)) {
-          const options = { headers, connections: plan.connections, durationSeconds: plan.loadSeconds };
-          const exporterResult = await runLoad({ ...options, url: `${exporter.url}/metrics` });
-          const bareResult = await runLoad({ ...options, url: `${bare.url}/metrics` });
-          log(
-            `  ${label} ×${plan.connections} while polls land: exporter ${exporterResult.requestsPerSecond.toFixed(0)} req/s, bare ${bareResult.requestsPerSecond.toFixed(0)} req/s`,
-          );
-          scrapes.push({ label, connections: plan.connections, exporter: exporterResult, bare: bareResult });
-        }
-      } finally {
-        await bare.stop();
+      const openmetrics = await exporter.scrape({ accept: 'application/openmetrics-text; version=1.0.0' });
+      // The first tick after ready begins a cycle of spread polls only: start-up is over by then.
+      const quietTick = nextTick(wallNow(), intervalMs);
+      const loadTick = quietTick + intervalMs;
+      const leewayMs = Math.min(intervalMs / Math.max(1, state.databases.length) / 2, 50);
+      await arrivals.waitForTick(loadTick, intervalMs);
+      const scrapes = await scrapeWhilePolling(exporter, { text, openmetrics }, plan, log);
+      await arrivals.waitForTick(loadTick + intervalMs, intervalMs);
+      const quiet = arrivals.cycle(quietTick, loadTick, intervalMs, leewayMs);
+      const loaded = arrivals.cycle(loadTick, loadTick + intervalMs, intervalMs, leewayMs);
+      for (const [label, cycle] of [
+        ['quiet', quiet],
+        ['scraped', loaded],
+      ] as const) {
+        log(
+          `  ${label} cycle: ${cycle.requests} requests for ${cycle.paths} paths (${cycle.duplicates} duplicates), stats spread over ${(cycle.statsSpanMs / 1000).toFixed(1)} s of ${plan.intervalSeconds} s, at most ${cycle.statsPeakPerSecond} in a second`,
+        );
       }
-      const next = tick + intervalMs;
-      await waitForTick(arrivals, next, intervalMs);
-      const slotMs = intervalMs / Math.max(1, state.databases.length, state.qstashInstances);
-      const cycle = cycleFigures(arrivals, tick, next, intervalMs, Math.min(slotMs / 2, 50));
-      log(
-        `  cycle: ${cycle.requests} requests for ${cycle.paths} paths (${cycle.duplicates} duplicates), stats spread over ${(cycle.statsSpanMs / 1000).toFixed(1)} s of ${plan.intervalSeconds} s`,
-      );
       return {
         state,
         units,
@@ -191,10 +160,11 @@ export async function measureAccount(
         unitsUp: up.count,
         startupRequests,
         memoryAtReady,
-        memoryAfterCycle: memoryOf(exporter.pid),
+        memoryAfterScrapes: memoryOf(exporter.pid),
         metricsBytes: text.length,
         statsBodyBytes,
-        cycle,
+        quietCycle: quiet,
+        scrapedCycle: loaded,
         scrapes,
         seconds: (performance.now() - started) / 1000,
       };
@@ -203,6 +173,31 @@ export async function measureAccount(
     }
   } finally {
     await simulator.stop();
+  }
+}
+
+/** Loads the exporter, then a bare server holding its bytes, per format, while polls land. */
+async function scrapeWhilePolling(
+  exporter: ExporterProcess,
+  bodies: BareBodies,
+  plan: AccountPlan,
+  log: (line: string) => void,
+): Promise<AccountScrape[]> {
+  const bare = await startBareServer(bodies);
+  try {
+    const scrapes: AccountScrape[] = [];
+    for (const [label, headers] of Object.entries(FORMATS)) {
+      const options = { headers, connections: plan.connections, durationSeconds: plan.loadSeconds };
+      const exporterResult = await runLoad({ ...options, url: `${exporter.url}/metrics` });
+      const bareResult = await runLoad({ ...options, url: `${bare.url}/metrics` });
+      log(
+        `  ${label} ×${plan.connections} while polls land: exporter ${exporterResult.requestsPerSecond.toFixed(1)} req/s, bare ${bareResult.requestsPerSecond.toFixed(1)} req/s`,
+      );
+      scrapes.push({ label, connections: plan.connections, exporter: exporterResult, bare: bareResult });
+    }
+    return scrapes;
+  } finally {
+    await bare.stop();
   }
 }
 
@@ -282,51 +277,6 @@ async function waitAllUp(
 /** The value of a metric's first sample in an exposition. */
 function metricValue(exposition: string, name: string): number {
   return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(exposition)?.[1] ?? NaN);
-}
-
-/** Waits until a poll of the tick at `tick` has arrived (or half an interval has gone by). */
-async function waitForTick(arrivals: readonly Arrival[], tick: number, intervalMs: number): Promise<void> {
-  while (tickMarker(arrivals, tick, intervalMs) === undefined && wallNow() < tick + intervalMs / 2) {
-    await sleep(50);
-  }
-}
-
-/**
- * When the tick at `tick` reached the simulator: the first account-wide request (polled at the tick
- * itself, never in between) within half an interval after it, or a hair before in case the clocks
- * disagree by a millisecond or so.
- */
-function tickMarker(arrivals: readonly Arrival[], tick: number, intervalMs: number): number | undefined {
-  return arrivals.find(
-    (a) => !PER_UNIT_ROUTES.has(a.route) && a.at >= tick - EARLY_TICK_MS && a.at < tick + intervalMs / 2,
-  )?.at;
-}
-
-/**
- * The cycle from the tick at `from` to the one at `to`, as the simulator saw it. Its edges are where
- * each tick's first request arrived (the clock's tick if none did), moved back by `leewayMs`: a unit
- * polled at the tick may arrive a hair before the account-wide request that marks it.
- */
-function cycleFigures(
-  arrivals: readonly Arrival[],
-  from: number,
-  to: number,
-  intervalMs: number,
-  leewayMs: number,
-): CycleFigures {
-  const start = (tickMarker(arrivals, from, intervalMs) ?? from) - leewayMs;
-  const end = (tickMarker(arrivals, to, intervalMs) ?? to) - leewayMs;
-  const inCycle = arrivals.filter((a) => a.at >= start && a.at < end);
-  const perPath = new Map<string, number>();
-  for (const a of inCycle) perPath.set(a.path, (perPath.get(a.path) ?? 0) + 1);
-  const stats = inCycle.filter((a) => a.route === 'redis_stats').map((a) => a.at);
-  return {
-    requests: inCycle.length,
-    paths: perPath.size,
-    duplicates: inCycle.length - perPath.size,
-    statsRequests: stats.length,
-    statsSpanMs: stats.length === 0 ? 0 : Math.max(...stats) - Math.min(...stats),
-  };
 }
 
 function memoryOf(pid: number): Memory {
