@@ -24,6 +24,8 @@ function resolveMain(): string {
 export interface ExporterProcess {
   readonly url: string;
   readonly pid: number;
+  /** Milliseconds from spawning the process to its first 200 from /readyz. */
+  readonly readyMs: number;
   /** Current and peak resident set size, from /proc (undefined off Linux). */
   memory(): { rssBytes: number; peakRssBytes: number } | undefined;
   /** One GET of /metrics as text, without compression. */
@@ -38,7 +40,17 @@ export interface ExporterOptions {
   /** Poll interval of every source; default one hour, so no poll disturbs a measurement. */
   readonly interval?: string;
   /** Keep every key and group of the state (the default limits would cut 10,000 keys to 1,000). */
-  readonly limits?: { maxFlowControlKeys: number; maxUrlGroups: number };
+  readonly limits?: {
+    maxFlowControlKeys: number;
+    maxUrlGroups: number;
+    maxQueues?: number;
+    maxSchedules?: number;
+  };
+  /**
+   * Discover the databases from the listing (no `databases:` list in the config), as a user with
+   * many does, calling Upstash with `concurrency` requests in flight (`http.concurrency`).
+   */
+  readonly discovery?: { readonly concurrency: number };
   /** Extra node flags, e.g. V8 heap sizing. */
   readonly nodeArgs?: readonly string[];
   /** Run under `nice -n` this (Linux): a background process that must not disturb what is timed. */
@@ -59,9 +71,12 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
     [
       'listen_address: "127.0.0.1:0"',
       'log_level: info',
+      ...(options.discovery ? ['http:', `  concurrency: ${options.discovery.concurrency}`] : []),
       'limits:',
       `  max_flow_control_keys: ${limits.maxFlowControlKeys}`,
       `  max_url_groups: ${limits.maxUrlGroups}`,
+      ...(limits.maxQueues === undefined ? [] : [`  max_queues: ${limits.maxQueues}`]),
+      ...(limits.maxSchedules === undefined ? [] : [`  max_schedules: ${limits.maxSchedules}`]),
       'qstash:',
       '  - name: bench',
       `    url: ${options.simulatorUrl}`,
@@ -73,7 +88,7 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
       `    email: ${DEMO_EMAIL}`,
       `    api_key: ${DEMO_API_KEY}`,
       `    interval: ${interval}`,
-      `    databases: [${options.state.databases.join(', ')}]`,
+      ...(options.discovery ? [] : [`    databases: [${options.state.databases.join(', ')}]`]),
       '',
     ].join('\n'),
   );
@@ -82,6 +97,7 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
     ...(options.nodeArgs ?? []),
     ...(process.env.BENCH_EXPORTER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
   ];
+  const spawnedAt = performance.now();
   const command = [process.execPath, ...nodeArgs, EXPORTER_MAIN, '--config', configFile];
   const niced =
     options.niceness === undefined ? command : ['nice', '-n', String(options.niceness), ...command];
@@ -95,7 +111,7 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
     const address = await listeningAddress(child, () => stderr);
     const url = `http://${address}`;
     await waitReady(url, child);
-    return exporterHandle(child, url, cleanup);
+    return exporterHandle(child, url, performance.now() - spawnedAt, cleanup);
   } catch (error) {
     child.kill('SIGKILL');
     cleanup();
@@ -143,11 +159,17 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
   throw new Error('exporter not ready within 120 s');
 }
 
-function exporterHandle(child: ChildProcess, url: string, cleanup: () => void): ExporterProcess {
+function exporterHandle(
+  child: ChildProcess,
+  url: string,
+  readyMs: number,
+  cleanup: () => void,
+): ExporterProcess {
   const pid = child.pid!;
   return {
     url,
     pid,
+    readyMs,
     memory: () => procMemory(pid),
     async scrape(headers = {}) {
       const response = await fetch(`${url}/metrics`, {

@@ -1,6 +1,7 @@
 import type { Results, ScrapeFigure } from './benchmarks.js';
 import type { IngestFigure } from './ingest.js';
 import type { MemoryRun } from './memory.js';
+import { renderAccount } from './report-account.js';
 
 const GOALS = { scrapeRatio: 0.8, p99Ratio: 1.25, ingestRatio: 2, rssBytes: 120 * 1024 * 1024 } as const;
 
@@ -87,6 +88,7 @@ export function renderReport(results: Results): string {
     `| client in-process, back to back | ${cost.sources} | ${cost.client.cycles} | ${cost.client.cycles * cost.sources} (0) | ${cost.client.requests} | ${fixed(cost.client.requests / (cost.client.cycles * cost.sources), 2)} | ${cost.client.connectionsOpened} | ${cost.client.poolSize} |`,
     '',
   );
+  lines.push(renderAccount(results.account));
   return lines.join('\n');
 }
 

@@ -1,4 +1,5 @@
-import type { SimulatorOptions } from '../src/demo/simulator.js';
+import { QSTASH_SOURCES } from '../src/config/types.js';
+import { DEMO_QSTASH_INSTANCES, type SimulatorOptions } from '../src/demo/simulator.js';
 
 /** A simulated Upstash account set, in the units the issue speaks of. */
 export interface State {
@@ -40,4 +41,48 @@ export function simulatorOptions(state: State): SimulatorOptions {
     pointsPerSeries: state.pointsPerSeries,
     frozen: true,
   };
+}
+
+/** The issue's "account" state: a whole account whose databases the exporter discovers from the listing. */
+export interface AccountState extends State {
+  readonly queues: number;
+  readonly schedules: number;
+  /** QStash instances the management API lists (each with its `qstash_stats`). */
+  readonly qstashInstances: number;
+}
+
+/** How big an account to simulate. */
+export interface AccountSize {
+  readonly databases: number;
+  readonly flowControlKeys: number;
+  readonly queues: number;
+  readonly schedules: number;
+}
+
+/** An account of `size`, with the demo's URL groups and its two QStash instances; ~45 KB of stats per database. */
+export function accountState(size: AccountSize): AccountState {
+  return {
+    label: `account (${size.databases} databases)`,
+    flowControlKeys: size.flowControlKeys,
+    urlGroups: 4,
+    maxEndpoints: 12,
+    databases: Array.from({ length: size.databases }, (_, i) => `db-account-${String(i).padStart(5, '0')}`),
+    pointsPerSeries: 60,
+    queues: size.queues,
+    schedules: size.schedules,
+    qstashInstances: DEMO_QSTASH_INSTANCES.length,
+  };
+}
+
+/** Simulator options serving an account state, frozen: every response byte-identical. */
+export function accountSimulatorOptions(state: AccountState): SimulatorOptions {
+  return { ...simulatorOptions(state), queues: state.queues, schedules: state.schedules };
+}
+
+/**
+ * The units the exporter polls for an account, each one request per cycle: the five QStash sources,
+ * the two management listings, and one stats poll per database and per QStash instance.
+ */
+export function accountUnits(state: AccountState): number {
+  return QSTASH_SOURCES.length + 2 + state.databases.length + state.qstashInstances;
 }

@@ -1,6 +1,7 @@
 import type { Answer } from './answer.js';
 import { BodyCache, defineEndpoint } from './endpoint.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
+import { noise } from './noise.js';
 
 /** One schedule, as QStash's `GET /v2/schedules` returns it. */
 export interface ScheduleEntry {
@@ -35,14 +36,53 @@ function runs(t: number, periodMs: number, offsetMs = 0): { last: number; next: 
   return { last, next: last + periodMs };
 }
 
-/** The simulated schedules: a healthy frequent one, one that starts failing, a nightly one, a paused one. */
+/** The demo's own schedules: heartbeat, CRM sync, nightly report, legacy clean-up. */
+const DEMO_SCHEDULES = 4;
+/** Periods of the generated schedules, in minutes, with the cron expression of each. */
+const GENERATED_PERIODS = [
+  [1, '* * * * *'],
+  [5, '*/5 * * * *'],
+  [15, '*/15 * * * *'],
+  [60, '0 * * * *'],
+] as const;
+
+/** Options of the simulated `GET /v2/schedules`. */
+export interface SchedulesOptions {
+  /** Number of schedules; default 4 (the demo's own); any more are generated. */
+  schedules?: number;
+}
+
+/** A generated schedule: every 1, 5, 15 or 60 minutes, its last run a success (one in fifty failed). */
+function generatedSchedule(seed: number, index: number, created: number, t: number): ScheduleEntry {
+  const u = (salt: number): number => noise(seed ^ 0x5c4d, index, salt);
+  const [minutes, cron] = GENERATED_PERIODS[Math.floor(u(1) * GENERATED_PERIODS.length)] ?? [1, '* * * * *'];
+  const { last, next } = runs(t, minutes * MINUTE);
+  return {
+    scheduleId: `scd_generated-${String(index).padStart(5, '0')}`,
+    cron,
+    destination: `https://jobs.example.com/run/${index}`,
+    createdAt: created,
+    method: 'POST',
+    isPaused: false,
+    lastScheduleTime: last,
+    nextScheduleTime: next,
+    lastScheduleStates: { [`msg_gen_${index}_${last}`]: u(2) < 0.02 ? 'FAIL' : 'SUCCESS' },
+  };
+}
+
+/**
+ * The simulated schedules: a healthy frequent one, one that starts failing, a nightly one, a paused
+ * one, and as many generated ones as asked for.
+ */
 export class Schedules implements Endpoint {
   readonly #ctx: EndpointContext;
+  readonly #count: number;
   readonly #bodies: BodyCache;
   #override: readonly ScheduleEntry[] | null = null;
 
-  constructor(ctx: EndpointContext) {
+  constructor(ctx: EndpointContext, options: SchedulesOptions) {
     this.#ctx = ctx;
+    this.#count = Math.max(0, options.schedules ?? DEMO_SCHEDULES);
     this.#bodies = new BodyCache(ctx.frozen);
   }
 
@@ -55,7 +95,7 @@ export class Schedules implements Endpoint {
     const sync = runs(t, 5 * MINUTE);
     const nightly = runs(t, DAY, 3 * 60 * MINUTE);
     const syncFails = t - this.#ctx.origin >= FAILS_AFTER_MS;
-    return [
+    const demo: ScheduleEntry[] = [
       {
         scheduleId: 'scd_heartbeat',
         cron: '* * * * *',
@@ -107,6 +147,10 @@ export class Schedules implements Endpoint {
         isPaused: true,
       },
     ];
+    const generated = Array.from({ length: Math.max(0, this.#count - DEMO_SCHEDULES) }, (_, k) =>
+      generatedSchedule(this.#ctx.seed, DEMO_SCHEDULES + k, created, t),
+    );
+    return [...demo.slice(0, this.#count), ...generated];
   }
 
   /** Serve these schedules instead of generated ones; `null` goes back to generated data. */
@@ -126,5 +170,5 @@ export const schedulesEndpoint = defineEndpoint({
   credential: 'bearer',
   match: (path) => (path === '/v2/schedules' || path === '/v2/schedules/' ? {} : undefined),
   oversizeFrame: ['[{"scheduleId":"s","cron":"* * * * *","padding":"', '"}]'],
-  create: (ctx) => new Schedules(ctx),
+  create: (ctx, options: SchedulesOptions) => new Schedules(ctx, options),
 });

@@ -29,6 +29,8 @@ export interface SimulatorServerOptions<R extends string> {
   /** Routes in the order their paths are matched. */
   readonly routes: readonly ServedRoute<R>[];
   readonly faults: FaultTable<R>;
+  /** Hears every request a route matched, as it arrives (before auth and faults). */
+  readonly onRequest?: ((route: R, path: string) => void) | undefined;
 }
 
 /** The 401 answer if the Authorization header does not carry the credential, else undefined. */
@@ -155,6 +157,7 @@ export class SimulatorServer<R extends string> {
     this.#counters.set(spec.name, (this.#counters.get(spec.name) ?? 0) + 1);
     this.#headers.set(spec.name, req.headers);
     this.#paths.set(spec.name, rawPath);
+    this.#options.onRequest?.(spec.name, rawPath);
     if (req.method !== 'GET') {
       send(res, jsonAnswer(405, { error: 'method not allowed' }, { allow: 'GET' }));
       return;

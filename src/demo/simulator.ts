@@ -6,9 +6,9 @@ import type { DatabasesOptions } from './databases.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 import type { GlobalParallelismBody } from './global-parallelism.js';
 import type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
-import type { QueueEntry } from './queues.js';
+import type { QueueEntry, QueuesOptions } from './queues.js';
 import type { RedisStatsOptions } from './redis-stats.js';
-import type { ScheduleEntry } from './schedules.js';
+import type { ScheduleEntry, SchedulesOptions } from './schedules.js';
 import { ENDPOINTS, ROUTES } from './routes.js';
 import type { Endpoints, Route } from './routes.js';
 import { SimulatorServer } from './server.js';
@@ -34,9 +34,9 @@ export type { GlobalParallelismBody } from './global-parallelism.js';
 export { DEMO_QSTASH_INSTANCES, demoInstanceToken } from './qstash-users.js';
 export type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
 export { DEMO_BUSY_QUEUE, DEMO_PAUSED_QUEUE } from './queues.js';
-export type { QueueEntry } from './queues.js';
+export type { QueueEntry, QueuesOptions } from './queues.js';
 export { DEMO_FAILING_SCHEDULE, DEMO_SCHEDULE_SECRET } from './schedules.js';
-export type { ScheduleEntry } from './schedules.js';
+export type { ScheduleEntry, SchedulesOptions } from './schedules.js';
 export type { RedisStatsOptions } from './redis-stats.js';
 export { ROUTES } from './routes.js';
 export type { Route } from './routes.js';
@@ -52,7 +52,14 @@ export const DEMO_API_KEY = 'demo-management-api-key';
 
 /** Options of {@link startSimulator}; every field has a demo-friendly default. */
 export interface SimulatorOptions
-  extends FlowControlOptions, UrlGroupsOptions, RedisStatsOptions, DatabasesOptions, QstashUsersOptions {
+  extends
+    FlowControlOptions,
+    UrlGroupsOptions,
+    RedisStatsOptions,
+    DatabasesOptions,
+    QueuesOptions,
+    SchedulesOptions,
+    QstashUsersOptions {
   /** Listen address; default `127.0.0.1`. */
   host?: string;
   /** Listen port; default 0 (ephemeral). */
@@ -71,6 +78,11 @@ export interface SimulatorOptions
   frozen?: boolean;
   /** Let flow-control keys and URL groups appear and vanish every {@link CHURN_PERIOD_MS}. */
   churn?: boolean;
+  /**
+   * Hears every request a route matched, as it arrives: its route and raw path (still URL-encoded,
+   * with query). The benchmarks time when polls land and count requests per path with it.
+   */
+  onRequest?: (route: Route, path: string) => void;
 }
 
 /** A running fake of the Upstash endpoints on loopback. */
@@ -136,6 +148,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     routes,
     faults,
+    onRequest: options.onRequest,
   });
   await server.listen();
 

@@ -37,7 +37,28 @@ describe('benchmark smoke run', () => {
     expect(results.cost.exporter.requests).toBe(results.cost.exporter.polls);
     expect(results.cost.client.requests).toBe(results.cost.client.cycles * results.cost.sources);
     expect(results.cost.client.connectionsOpened).toBeLessThanOrEqual(results.cost.client.poolSize);
-    expect(renderReport(results)).toContain('### 5. Upstash cost');
-    expect(renderReport(results)).toContain('p99 ratio');
+    // Account scale: every unit came up; one later cycle polled each unit once, the databases spread.
+    const { account } = results;
+    // Five QStash sources, two management listings, then one unit per database and per instance.
+    expect(account.units).toBe(5 + 2 + QUICK_PLAN.account.databases + account.state.qstashInstances);
+    expect(account.unitsUp).toBe(account.units);
+    expect(account.readyzSeconds).toBeGreaterThan(0);
+    expect(account.quietCycle).toMatchObject({
+      requests: account.units,
+      paths: account.units,
+      duplicates: 0,
+      statsRequests: QUICK_PLAN.account.databases,
+    });
+    expect(account.quietCycle.statsSpanMs).toBeGreaterThan(0);
+    expect(account.scrapedCycle.statsRequests).toBeGreaterThan(0);
+    expect(account.memoryAtReady.rssBytes).toBeGreaterThan(0);
+    for (const scrape of account.scrapes) {
+      expect(scrape.exporter.failures + scrape.bare.failures).toBe(0);
+      expect(scrape.exporter.requests).toBeGreaterThan(0);
+    }
+    const report = renderReport(results);
+    expect(report).toContain('### 5. Upstash cost');
+    expect(report).toContain('### Account scale');
+    expect(report).toContain('p99 ratio');
   }, 180_000);
 });

@@ -57,6 +57,24 @@ describe('QStash routes', () => {
     }
   });
 
+  test('asked for more queues and schedules, it generates them after the demo ones, unique and parsable', async () => {
+    const sim = await start({ frozen: true, now: () => T0, queues: 200, schedules: 2000 });
+    const q = parseQueues(await queues(sim));
+    const s = parseSchedules(await schedules(sim));
+    expect(q).toHaveLength(200);
+    expect(s).toHaveLength(2000);
+    expect(q[0]!.name).toBe(DEMO_BUSY_QUEUE);
+    expect(s.map((x) => x.id)).toContain(DEMO_FAILING_SCHEDULE);
+    expect(new Set(q.map((x) => x.name)).size).toBe(200);
+    expect(new Set(s.map((x) => x.id)).size).toBe(2000);
+    expect(s.slice(4).some((x) => x.lastRunFailed)).toBe(true);
+    // Some generated queues carry a backlog, some schedules failed: the data is not all zeros.
+    expect(q.slice(3).some((x) => x.lag > 0)).toBe(true);
+    const small = await start({ frozen: true, now: () => T0, queues: 1, schedules: 2 });
+    expect(parseQueues(await queues(small))).toHaveLength(1);
+    expect(parseSchedules(await schedules(small))).toHaveLength(2);
+  });
+
   test('an instance that leaves the listing loses its stats (404)', async () => {
     const sim = await start({ frozen: true, now: () => T0 });
     sim.setQstashInstances([EU!]);

@@ -30,6 +30,18 @@ describe('auth', () => {
 });
 
 describe('routes', () => {
+  test('onRequest hears every routed request with its raw path, whatever its outcome', async () => {
+    const heard: [string, string][] = [];
+    const sim = await start({ onRequest: (route, path) => heard.push([route, path]) });
+    await fetch(sim.url + statsPath('db/odd id'), { headers: basic() });
+    await fetch(`${sim.url}/v2/topics?x=1`);
+    await fetch(`${sim.url}/v2/dlq`, { headers: bearer() });
+    expect(heard).toEqual([
+      ['redis_stats', '/v2/redis/stats/db%2Fodd%20id'],
+      ['url_groups', '/v2/topics?x=1'],
+    ]);
+  });
+
   test('unknown paths answer 404 and other methods 405', async () => {
     const sim = await start();
     expect((await fetch(`${sim.url}/v2/dlq`, { headers: bearer() })).status).toBe(404);
