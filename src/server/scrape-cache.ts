@@ -31,6 +31,8 @@ interface Body {
   readonly chunks: Promise<readonly Buffer[]>;
   /** When a scrape last asked for it (ms since the epoch). */
   lastAsked: number;
+  /** When this body and the ones before it were built, the latest last (at most {@link #burst}). */
+  readonly builds: readonly number[];
 }
 
 /** A body nobody asked for this long is no longer rebuilt ahead of scrapes. */
@@ -44,27 +46,37 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]
 /** Process and Node.js metrics (CPU, memory, event loop lag…) are read at most this long ago. */
 const SELF_METRICS_MAX_AGE_MS = 1000;
 
+/** Rebuilds of one body for scrapes per second, beyond the one {@link keepWarm} makes. */
+const REBUILDS_PER_SECOND = 2;
+
 /**
- * The /metrics cache of an exporter: the data series (re-rendered when a poll changed them), then
- * our own metrics: health counters, build info, process and Node.js metrics (re-rendered at once
- * when a poll or request is recorded, so `upstash_up` never lags the series it speaks for, and
- * otherwise at most {@link SELF_METRICS_MAX_AGE_MS} old), then OpenMetrics' `# EOF`.
+ * The /metrics cache of an exporter: the data series, then our own metrics (health counters, build
+ * info, process and Node.js metrics), then OpenMetrics' `# EOF`. A scrape after a poll or request
+ * moved them shows it at once, the data and the health series that speak for them from the same
+ * moment (`upstash_up` never lags its series), while polls land a few per second. A thousand
+ * databases' polls land every 60 ms, though, and a body of megabytes rebuilt (and deflated) for
+ * each would leave no time for scrapes: then a body is rebuilt for scrapes at most
+ * {@link REBUILDS_PER_SECOND} times a second, and by {@link keepWarm} each second, so a scrape shows
+ * what had landed up to a second before it.
  */
 export function createMetricsCache(
   series: DataSeries,
   metrics: SelfMetrics,
   registry: Registry,
 ): ExpositionCache {
-  return new ExpositionCache([
-    { version: () => series.version, render: (format) => series.chunks(format) },
-    {
-      // Health metrics move through SelfMetrics, so they never lag the series they speak for;
-      // process and Node.js metrics show within the second.
-      version: () => `${metrics.version}@${Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS)}`,
-      render: async (format) => renderRegistry(registry, format),
-    },
-    { version: () => 0, render: (format) => (format === 'openmetrics' ? '# EOF\n' : '') },
-  ]);
+  return new ExpositionCache(
+    [
+      { version: () => series.version, render: (format) => series.chunks(format) },
+      {
+        // Health metrics move through SelfMetrics, so they never lag the series they speak for;
+        // process and Node.js metrics show within the second.
+        version: () => `${metrics.version}@${Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS)}`,
+        render: async (format) => renderRegistry(registry, format),
+      },
+      { version: () => 0, render: (format) => (format === 'openmetrics' ? '# EOF\n' : '') },
+    ],
+    { burst: REBUILDS_PER_SECOND },
+  );
 }
 
 /**
@@ -118,13 +130,21 @@ export class ExpositionCache {
   readonly #pieces = new Map<string, Promise<Piece>>();
   readonly #bodies = new Map<string, Body>();
 
-  constructor(sections: readonly Section[]) {
+  readonly #burst: number;
+
+  /**
+   * `burst`: a body is rebuilt for a scrape at most this many times per second; beyond that, a
+   * scrape is answered the body as it is, and the next {@link refresh} rebuilds it. Unbounded by
+   * default.
+   */
+  constructor(sections: readonly Section[], options: { burst?: number } = {}) {
     this.#sections = sections;
+    this.#burst = options.burst ?? Infinity;
   }
 
   /** The whole /metrics body in `format`, encoded as asked: chunks to be sent back to back. */
   async body(format: Format, encoding: Encoding): Promise<readonly Buffer[]> {
-    return this.#body(format, encoding, Date.now());
+    return this.#body(format, encoding, Date.now(), false);
   }
 
   /**
@@ -138,21 +158,36 @@ export class ExpositionCache {
     for (const [key, body] of [...this.#bodies]) {
       if (now - body.lastAsked > KEEP_WARM_MS) continue;
       const [format, encoding] = key.split('/') as [Format, Encoding];
-      await this.#body(format, encoding, body.lastAsked);
+      await this.#body(format, encoding, body.lastAsked, true);
     }
   }
 
-  async #body(format: Format, encoding: Encoding, asked: number): Promise<readonly Buffer[]> {
+  async #body(
+    format: Format,
+    encoding: Encoding,
+    asked: number,
+    refreshing: boolean,
+  ): Promise<readonly Buffer[]> {
     const versions = this.#sections.map((section) => section.version());
     const key = `${format}/${encoding}`;
     const cached = this.#bodies.get(key);
-    if (cached !== undefined && sameVersions(cached.versions, versions)) {
+    const now = Date.now();
+    const recent = cached?.builds.filter((at) => now - at < 1000) ?? [];
+    if (
+      cached !== undefined &&
+      (sameVersions(cached.versions, versions) || (!refreshing && recent.length >= this.#burst))
+    ) {
       cached.lastAsked = Math.max(cached.lastAsked, asked);
       return cached.chunks;
     }
     // Concurrent scrapes of a stale body share one build.
     const chunks = this.#build(format, encoding, versions);
-    const body = { versions, chunks, lastAsked: Math.max(cached?.lastAsked ?? 0, asked) };
+    const body = {
+      versions,
+      chunks,
+      lastAsked: Math.max(cached?.lastAsked ?? 0, asked),
+      builds: [...recent, now].slice(-Math.min(this.#burst, 8)),
+    };
     this.#bodies.set(key, body);
     try {
       return await chunks;

@@ -208,3 +208,27 @@ describe('ExpositionCache.refresh', () => {
     }
   });
 });
+
+describe('ExpositionCache burst bound', () => {
+  it('rebuilds for scrapes at most `burst` times a second, then answers the body as it is until a refresh', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const data = section(() => `data ${data.state.version}\n`);
+      const cache = new ExpositionCache([data], { burst: 2 });
+      const text = async (): Promise<string> => (await bodyOf(cache, 'text', 'identity')).toString();
+      expect(await text()).toBe('data 0\n');
+      data.state.version++;
+      expect(await text()).toBe('data 1\n');
+      data.state.version++;
+      // Two builds within the second: the third move waits.
+      expect(await text()).toBe('data 1\n');
+      await cache.refresh();
+      expect(await text()).toBe('data 2\n');
+      data.state.version++;
+      vi.setSystemTime(Date.now() + 1001);
+      expect(await text()).toBe('data 3\n');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
