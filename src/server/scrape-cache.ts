@@ -1,8 +1,11 @@
-import { constants, crc32, createDeflateRaw } from 'node:zlib';
+import { promisify } from 'node:util';
+import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib';
 import type { Registry } from 'prom-client';
 import type { DataSeries } from '../metrics/data-series.js';
 import { renderRegistry, type Format } from '../metrics/exposition.js';
 import type { SelfMetrics } from '../poller/self-metrics.js';
+
+const deflateRaw = promisify(deflateRawCallback);
 
 /** How a /metrics body is sent. */
 export type Encoding = 'identity' | 'gzip';
@@ -253,20 +256,15 @@ export class ExpositionCache {
 
 /**
  * Raw deflate of `chunks` as one stream that is left open and byte-aligned, so more deflate data may
- * follow. Streamed chunk by chunk: the chunks are never copied into one buffer first.
+ * follow. The chunks are joined first (a transient copy): deflated as one job on the thread pool, a
+ * section costs the event loop one turn, where a stream written chunk by chunk needs a turn per chunk
+ * and, with a busy event loop, takes seconds to finish.
  */
 async function deflateOpen(chunks: readonly Buffer[]): Promise<Buffer> {
-  const deflate = createDeflateRaw({ finishFlush: constants.Z_SYNC_FLUSH });
-  const out: Buffer[] = [];
-  deflate.on('data', (chunk: Buffer) => out.push(chunk));
-  const ended = new Promise<void>((resolve, reject) => {
-    deflate.once('end', resolve);
-    deflate.once('error', reject);
+  const [only] = chunks;
+  return deflateRaw(chunks.length === 1 && only !== undefined ? only : Buffer.concat(chunks), {
+    finishFlush: constants.Z_SYNC_FLUSH,
   });
-  for (const chunk of chunks) deflate.write(chunk);
-  deflate.end();
-  await ended;
-  return Buffer.concat(out);
 }
 
 /** CRC-32 of `chunks`, back to back, continuing from `prefix`, the CRC of what came before them. */
