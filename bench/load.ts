@@ -59,7 +59,7 @@ interface Run {
 async function warmUp(options: LoadOptions): Promise<void> {
   if (options.warmupSeconds === undefined || options.warmupSeconds <= 0) return;
   const base = { url: options.url, connections: options.connections, pipelining: 1, timeout: 30 };
-  await autocannon({ ...base, headers: options.headers ?? {}, duration: options.warmupSeconds ?? 0 });
+  await autocannon({ ...base, headers: options.headers ?? {}, duration: options.warmupSeconds });
 }
 
 async function measure(options: LoadOptions): Promise<Run> {

@@ -118,7 +118,7 @@ export function createApp(config: Config, options: AppOptions): App {
       warnPlainHttp(config, logger);
       const address = await listen(server, config.listenAddress, logger);
       logger.info({ address: `${address.address}:${address.port}`, version }, 'listening');
-      stopWarming = keepWarm(scrapeCache);
+      if (!stopped) stopWarming = keepWarm(scrapeCache);
       poller.start();
       return address;
     },

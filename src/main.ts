@@ -2,8 +2,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { heapFlags } from './heap-flags.js';
 
-// The process entry. Signal listeners come first, before any module of ours is even loaded: a SIGHUP
-// or SIGTERM while the program starts would otherwise take Node's default action (exit 129 or 143).
+// The process entry. Signal listeners come first, before any module of ours but the dependency-free
+// heap-flags.ts is even loaded: a SIGHUP or SIGTERM while the program starts would otherwise take
+// Node's default action (exit 129 or 143).
 // SIGTERM and SIGINT ask for a clean shutdown (exit 0) whenever they come; a SIGHUP before the
 // exporter runs has nothing to reload, as the configuration is about to be read anyway.
 
@@ -24,6 +25,7 @@ void shutdown.then(() => {
   }, SHUTDOWN_GRACE_MS).unref();
 });
 
+// The program's V8 heap settings (see heap-flags.ts), before the rest of it loads and allocates.
 for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
 
 try {

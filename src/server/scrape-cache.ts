@@ -38,8 +38,12 @@ interface Body {
   readonly builds: readonly number[];
 }
 
-/** A body nobody asked for this long is no longer rebuilt ahead of scrapes. */
-const KEEP_WARM_MS = 5 * 60_000;
+/**
+ * A body is rebuilt ahead of scrapes only while it is asked for at least this often: a scraper
+ * polling back to back, whose tail latency a rebuild on its path would make. Prometheus, every 15 s
+ * or more, pays one rebuild per scrape at most, which costs less than rebuilding every second for it.
+ */
+const KEEP_WARM_MS = 5_000;
 
 // A deflate block with BFINAL set, fixed Huffman codes and nothing in it: ends the stream.
 const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00]);
@@ -49,7 +53,7 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]
 /** Process and Node.js metrics (CPU, memory, event loop lag…) are read at most this long ago. */
 const SELF_METRICS_MAX_AGE_MS = 1000;
 
-/** Rebuilds of one body for scrapes per second, beyond the one {@link keepWarm} makes. */
+/** Rebuilds of one body per second, {@link keepWarm}'s included. */
 const REBUILDS_PER_SECOND = 2;
 
 /**
@@ -58,9 +62,9 @@ const REBUILDS_PER_SECOND = 2;
  * moved them shows it at once, the data and the health series that speak for them from the same
  * moment (`upstash_up` never lags its series), while polls land a few per second. A thousand
  * databases' polls land every 60 ms, though, and a body of megabytes rebuilt (and deflated) for
- * each would leave no time for scrapes: then a body is rebuilt for scrapes at most
- * {@link REBUILDS_PER_SECOND} times a second, and by {@link keepWarm} each second, so a scrape shows
- * what had landed up to a second before it.
+ * each would leave no time for scrapes: then a body is rebuilt at most {@link REBUILDS_PER_SECOND}
+ * times a second ({@link keepWarm}'s rebuild included, which is forced), so a scrape shows what had
+ * landed up to a second before it.
  */
 export function createMetricsCache(
   series: DataSeries,
@@ -84,7 +88,8 @@ export function createMetricsCache(
 
 /**
  * Refreshes `cache` just after each second turns (when the process metrics' version moves), until the
- * returned function is called. A refresh that fails is left for the next scrape to meet and report.
+ * returned function is called. A refresh that fails is not reported here: it leaves the body stale,
+ * so the next scrape rebuilds it on its own path, and reports what fails then as any scrape does.
  */
 export function keepWarm(cache: ExpositionCache): () => void {
   let timer: NodeJS.Timeout | undefined;
@@ -151,8 +156,8 @@ export class ExpositionCache {
   }
 
   /**
-   * Rebuilds, ahead of the scrapes, every body scraped in the last minutes whose sections moved
-   * since. Called each time a section may have moved (each second, as process metrics do), it takes
+   * Rebuilds, ahead of the scrapes, every body scraped in the last {@link KEEP_WARM_MS} whose
+   * sections moved since. Called each time a section may have moved (each second, as process metrics do), it takes
    * the rendering and compressing off the scrape that would otherwise come first: with one scraper
    * that is one scrape a second, which is what its latency's 99th percentile is made of.
    */

@@ -52,7 +52,8 @@ test(`${CONNECTIONS} connections × ${PIPELINED} pipelined requests never read: 
     for (const socket of attackers) socket.destroy();
     // What the attack left is garbage, but V8 collects an old space it just grew only when its memory
     // reducer sees the process idle (seconds later, longer on a loaded machine), and only then gives the
-    // pages back. So wait for that, up to a bound, rather than a fixed moment.
+    // pages back. So wait for that, up to a bound (40 s), rather than a fixed moment: the assertion
+    // below fails if the memory has not come back by then.
     const givenBack = before + 100;
     const settled = Date.now() + 40_000;
     let after = rssMiB(target.pid);

@@ -6,6 +6,7 @@ import { DataSeries } from '../../src/metrics/data-series.js';
 import {
   createMetricsCache,
   ExpositionCache,
+  keepWarm,
   type Encoding,
   type Section,
 } from '../../src/server/scrape-cache.js';
@@ -187,13 +188,13 @@ describe('ExpositionCache.refresh', () => {
     expect(data.state.renders).toBe(2);
   });
 
-  it('stops rebuilding a body nobody asked for in five minutes', async () => {
+  it('stops rebuilding a body nobody asked for in five seconds', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       const data = section('data\n');
       const cache = new ExpositionCache([data]);
       await cache.body('text', 'identity');
-      vi.setSystemTime(Date.now() + 5 * 60_000 + 1);
+      vi.setSystemTime(Date.now() + 5_001);
       data.state.version++;
       await cache.refresh();
       expect(data.state.renders).toBe(1);
@@ -227,6 +228,27 @@ describe('ExpositionCache burst bound', () => {
       data.state.version++;
       vi.setSystemTime(Date.now() + 1001);
       expect(await text()).toBe('data 3\n');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('keepWarm', () => {
+  it('refreshes just after each second turns, and never again once stopped', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    try {
+      const data = section('data\n');
+      const cache = new ExpositionCache([data]);
+      await cache.body('text', 'identity');
+      const stop = keepWarm(cache);
+      data.state.version++;
+      await vi.advanceTimersByTimeAsync(1001);
+      expect(data.state.renders).toBe(2);
+      stop();
+      data.state.version++;
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(data.state.renders).toBe(2);
     } finally {
       vi.useRealTimers();
     }
