@@ -58,16 +58,19 @@ export class DataSeries {
       family.lines.push(metric.name, labelText, ' ', formatValue(value), '\n');
     }
     // One allocation per source, each metric a view of it: small buffers would otherwise come from
-    // Node's shared 8 KiB pool, where one long-lived view keeps a whole slab of dead ones alive.
-    const parts = [...lines].map(
-      ([name, family]) => [name, Buffer.from(family.lines.join(''), 'utf8')] as const,
-    );
-    const whole = own(parts.map(([, part]) => part));
+    // Node's shared 8 KiB pool, where one long-lived view keeps a whole slab of dead ones alive. The
+    // text is encoded straight into it.
+    const texts = [...lines].map(([name, family]) => {
+      const text = family.lines.join('');
+      return { name, text, length: Buffer.byteLength(text, 'utf8') };
+    });
+    const whole = Buffer.allocUnsafeSlow(texts.reduce((sum, { length }) => sum + length, 0));
     const bytes = new Map<string, Buffer>();
     let offset = 0;
-    for (const [name, part] of parts) {
-      bytes.set(name, whole.subarray(offset, offset + part.length));
-      offset += part.length;
+    for (const { name, text, length } of texts) {
+      whole.write(text, offset, 'utf8');
+      bytes.set(name, whole.subarray(offset, offset + length));
+      offset += length;
     }
     const previous = this.#bySource.get(sourceId);
     if (previous === undefined) this.#sourceOrder = undefined;
