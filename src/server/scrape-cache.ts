@@ -157,9 +157,10 @@ export class ExpositionCache {
 
   /**
    * Rebuilds, ahead of the scrapes, every body scraped in the last {@link KEEP_WARM_MS} whose
-   * sections moved since. Called each time a section may have moved (each second, as process metrics do), it takes
-   * the rendering and compressing off the scrape that would otherwise come first: with one scraper
-   * that is one scrape a second, which is what its latency's 99th percentile is made of.
+   * sections moved since. Called each time a section may have moved (each second, as process
+   * metrics do), it takes the rendering and compressing off the scrape that would otherwise come
+   * first: with one scraper that is one scrape a second, which is what its latency's 99th
+   * percentile is made of.
    */
   async refresh(): Promise<void> {
     const now = Date.now();
