@@ -1,15 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  DEMO_API_KEY,
-  DEMO_EMAIL,
-  DEMO_QSTASH_INSTANCES,
-  DEMO_QSTASH_TOKEN,
-  startSimulator,
-  type Simulator,
-} from '../src/demo/simulator.js';
+import { DEMO_QSTASH_INSTANCES, startSimulator, type Simulator } from '../src/demo/simulator.js';
 import { startBareServer, type BareBodies } from './bare-server.js';
 import { procMemory, startExporter, type ExporterProcess } from './exporter-process.js';
-import { runLoad, type LoadResult } from './load.js';
+import { runLoad, type ScrapeFigure } from './load.js';
+import { AUTHORIZATION } from './ingest.js';
+import { metricValue } from './memory.js';
 import { ArrivalLog, nextTick, wallNow, type CycleFigures } from './poll-cycles.js';
 import {
   accountSimulatorOptions,
@@ -28,14 +23,6 @@ export interface AccountPlan extends AccountSize {
   readonly connections: number;
   /** Length of each scrape run (exporter, then bare server, per format), from the second cycle's tick. */
   readonly loadSeconds: number;
-}
-
-/** A scrape format loaded on the exporter while polls land, and on a bare server with the same bytes. */
-export interface AccountScrape {
-  readonly label: string;
-  readonly connections: number;
-  readonly exporter: LoadResult;
-  readonly bare: LoadResult;
 }
 
 /** Resident set size, now and at its peak. */
@@ -75,7 +62,7 @@ export interface AccountFigures {
   readonly quietCycle: CycleFigures;
   /** The next one, while /metrics is scraped flat out. */
   readonly scrapedCycle: CycleFigures;
-  readonly scrapes: readonly AccountScrape[];
+  readonly scrapes: readonly ScrapeFigure[];
   readonly seconds: number;
 }
 
@@ -182,10 +169,10 @@ async function scrapeWhilePolling(
   bodies: BareBodies,
   plan: AccountPlan,
   log: (line: string) => void,
-): Promise<AccountScrape[]> {
+): Promise<ScrapeFigure[]> {
   const bare = await startBareServer(bodies);
   try {
-    const scrapes: AccountScrape[] = [];
+    const scrapes: ScrapeFigure[] = [];
     for (const [label, headers] of Object.entries(FORMATS)) {
       const options = { headers, connections: plan.connections, durationSeconds: plan.loadSeconds };
       const exporterResult = await runLoad({ ...options, url: `${exporter.url}/metrics` });
@@ -206,10 +193,8 @@ async function scrapeWhilePolling(
  * a database's stats body.
  */
 async function warmUp(simulator: Simulator, state: AccountState, concurrency: number): Promise<number> {
-  const bearer = { authorization: `Bearer ${DEMO_QSTASH_TOKEN}` };
-  const basic = {
-    authorization: `Basic ${Buffer.from(`${DEMO_EMAIL}:${DEMO_API_KEY}`).toString('base64')}`,
-  };
+  const bearer = { authorization: AUTHORIZATION.qstash };
+  const basic = { authorization: AUTHORIZATION.management };
   const paths: [string, Record<string, string>][] = [
     ...['/v2/flowControl/', '/v2/topics', '/v2/queues', '/v2/schedules', '/v2/globalParallelism'].map(
       (path): [string, Record<string, string>] => [path, bearer],
@@ -275,10 +260,6 @@ async function waitAllUp(
 }
 
 /** The value of a metric's first sample in an exposition. */
-function metricValue(exposition: string, name: string): number {
-  return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(exposition)?.[1] ?? NaN);
-}
-
 function memoryOf(pid: number): Memory {
   return procMemory(pid) ?? { rssBytes: NaN, peakRssBytes: NaN };
 }

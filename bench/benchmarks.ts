@@ -6,7 +6,7 @@ import { measureAccount, type AccountFigures, type AccountPlan } from './account
 import { startBareServer } from './bare-server.js';
 import { startExporter, type ExporterProcess } from './exporter-process.js';
 import { fetchBodies, measureIngest, type IngestFigure } from './ingest.js';
-import { compareLoad, runLoad, type LoadResult } from './load.js';
+import { compareLoad, runLoad, type ScrapeFigure } from './load.js';
 import { memoryPoint, startCycles, V8_DEFAULTS, type MemoryRun } from './memory.js';
 import { scaledState, simulatorOptions, type State } from './states.js';
 import { measureUpstashCost, type CostFigures } from './upstash-cost.js';
@@ -82,14 +82,6 @@ export interface Machine {
   readonly cpus: number;
   readonly cpuModel: string;
   readonly node: string;
-}
-
-/** One scrape variant against the bare server answering the same bytes. */
-export interface ScrapeFigure {
-  readonly label: string;
-  readonly connections: number;
-  readonly exporter: LoadResult;
-  readonly bare: LoadResult;
 }
 
 /** Everything one run measured. */

@@ -17,6 +17,12 @@ export interface Bodies {
   readonly stats: readonly { readonly databaseId: string; readonly body: Buffer }[];
 }
 
+/** The Authorization headers of the simulator's demo credentials, as the exporter sends them. */
+export const AUTHORIZATION = {
+  qstash: `Bearer ${DEMO_QSTASH_TOKEN}`,
+  management: `Basic ${Buffer.from(`${DEMO_EMAIL}:${DEMO_API_KEY}`).toString('base64')}`,
+} as const;
+
 /** GETs every body of `state` from the simulator once. */
 export async function fetchBodies(simulator: Simulator, state: State): Promise<Bodies> {
   const get = async (path: string, authorization: string): Promise<Buffer> => {
@@ -24,8 +30,7 @@ export async function fetchBodies(simulator: Simulator, state: State): Promise<B
     if (response.status !== 200) throw new Error(`simulator answered ${response.status} for ${path}`);
     return Buffer.from(await response.arrayBuffer());
   };
-  const bearer = `Bearer ${DEMO_QSTASH_TOKEN}`;
-  const basic = `Basic ${Buffer.from(`${DEMO_EMAIL}:${DEMO_API_KEY}`).toString('base64')}`;
+  const { qstash: bearer, management: basic } = AUTHORIZATION;
   const stats = [];
   for (const databaseId of state.databases) {
     stats.push({ databaseId, body: await get(`/v2/redis/stats/${databaseId}`, basic) });

@@ -12,6 +12,14 @@ export interface LoadResult {
   readonly failures: number;
 }
 
+/** One scrape variant on the exporter and on the bare server answering the same bytes. */
+export interface ScrapeFigure {
+  readonly label: string;
+  readonly connections: number;
+  readonly exporter: LoadResult;
+  readonly bare: LoadResult;
+}
+
 /** What to send, how hard and for how long. */
 export interface LoadOptions {
   readonly url: string;

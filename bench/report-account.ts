@@ -1,20 +1,18 @@
-import type { AccountFigures, AccountScrape, Memory } from './account.js';
+import type { AccountFigures, Memory } from './account.js';
+import { fixed, kb, mark, mb } from './format.js';
+import type { ScrapeFigure } from './load.js';
 import type { CycleFigures } from './poll-cycles.js';
 
 /** Issue 12's goals 3 (account scale) and 4 (no bursts). */
 const GOALS = { readySeconds: 30, rssBytes: 150 * 1024 * 1024, scrapeRatio: 0.8, spread: 1 / 3 } as const;
 
-const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
-const fixed = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const count = (value: number): string => value.toLocaleString('en-US');
-const mark = (ok: boolean): string => (ok ? 'met' : '**not met**');
 
 function memoryCell(memory: Memory): string {
   return `${mb(memory.rssBytes)} (peak ${mb(memory.peakRssBytes)})`;
 }
 
-function scrapeRow(scrape: AccountScrape): string {
+function scrapeRow(scrape: ScrapeFigure): string {
   const { exporter, bare } = scrape;
   const ratio = exporter.requestsPerSecond / bare.requestsPerSecond;
   return `| ${scrape.label} | ${scrape.connections} | ${fixed(exporter.requestsPerSecond)} | ${fixed(bare.requestsPerSecond)} | ${fixed(ratio, 2)} | ${fixed(exporter.p50Ms)} / ${fixed(exporter.p99Ms)} | ${fixed(bare.p50Ms)} / ${fixed(bare.p99Ms)} | ${exporter.failures + bare.failures} |`;

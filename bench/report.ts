@@ -1,14 +1,11 @@
-import type { Results, ScrapeFigure } from './benchmarks.js';
+import type { Results } from './benchmarks.js';
 import type { IngestFigure } from './ingest.js';
+import { fixed, kb, mark, mb } from './format.js';
+import type { ScrapeFigure } from './load.js';
 import type { MemoryRun } from './memory.js';
 import { renderAccount } from './report-account.js';
 
 const GOALS = { scrapeRatio: 0.8, p99Ratio: 1.25, ingestRatio: 2, rssBytes: 120 * 1024 * 1024 } as const;
-
-const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
-const fixed = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-const mark = (ok: boolean): string => (ok ? 'met' : '**not met**');
 
 const p99Ratio = (figure: ScrapeFigure): number => figure.exporter.p99Ms / figure.bare.p99Ms;
 
