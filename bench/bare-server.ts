@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { gzipSync } from 'node:zlib';
+import { startScript } from './script-process.js';
 
 /**
  * The physical limit: a bare node:http server in its own process that answers with bytes it holds
@@ -53,29 +52,12 @@ export async function startBareServer(bodies: BareBodies): Promise<BareServer> {
   writeFileSync(join(dir, 'openmetrics'), bodies.openmetrics);
   writeFileSync(join(dir, 'text.gz'), gzipSync(bodies.text));
   writeFileSync(join(dir, 'openmetrics.gz'), gzipSync(bodies.openmetrics));
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SOURCE], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BARE_BODIES: dir },
-  });
-  const port = await firstLine(child);
+  const script = await startScript(SOURCE, { ...process.env, BARE_BODIES: dir });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${script.firstLine}`,
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await script.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function firstLine(child: ChildProcess): Promise<string> {
-  const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) {
-    lines.close();
-    return line.trim();
-  }
-  throw new Error('bare server exited before listening');
 }

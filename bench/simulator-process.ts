@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import type { SimulatorOptions } from '../src/demo/simulator.js';
 import { EXPORTER_MAIN } from './exporter-process.js';
+import { startScript } from './script-process.js';
 
 /** The built simulator (dist/), which a child process can import whatever runs the benchmark. */
 const SIMULATOR = pathToFileURL(join(EXPORTER_MAIN, '..', 'demo', 'simulator.js')).href;
@@ -27,37 +26,16 @@ export interface SimulatorProcess {
  */
 export async function startSimulatorProcess(
   options: SimulatorOptions,
-  niceness = 0,
+  niceness?: number,
 ): Promise<SimulatorProcess> {
-  const child = spawn(
-    'nice',
-    ['-n', String(niceness), process.execPath, '--input-type=module', '-e', SOURCE],
+  const script = await startScript(
+    SOURCE,
     {
-      env: {
-        PATH: process.env.PATH,
-        BENCH_SIMULATOR: SIMULATOR,
-        BENCH_SIMULATOR_OPTIONS: JSON.stringify(options),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      PATH: process.env.PATH,
+      BENCH_SIMULATOR: SIMULATOR,
+      BENCH_SIMULATOR_OPTIONS: JSON.stringify(options),
     },
+    niceness,
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const lines = createInterface({ input: child.stdout });
-  const url = await Promise.race([
-    (async () => {
-      for await (const line of lines) if (line.startsWith('http://')) return line;
-      throw new Error('simulator process closed stdout without a URL');
-    })(),
-    exited.then(() => {
-      throw new Error(`simulator process exited with ${child.exitCode}`);
-    }),
-  ]);
-  child.stdout.resume();
-  return {
-    url,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { url: script.firstLine, stop: async () => script.stop() };
 }
