@@ -1,4 +1,5 @@
 import type { Answer } from './answer.js';
+import type { Registries } from './registries.js';
 
 /** With `churn`, keys and URL groups are reshuffled once per this many clock milliseconds. */
 export const CHURN_PERIOD_MS = 30_000;
@@ -6,6 +7,14 @@ export const CHURN_PERIOD_MS = 30_000;
 /** The churn period time t falls in; members kept or added depend only on it. */
 export function churnEpoch(t: number): number {
   return Math.floor(t / CHURN_PERIOD_MS);
+}
+
+/** A list of `count` members: the demo's own first, then generated ones, `generate` given each index. */
+export function demoThenGenerated<T>(own: readonly T[], count: number, generate: (index: number) => T): T[] {
+  const generated = Array.from({ length: Math.max(0, count - own.length) }, (_, k) =>
+    generate(own.length + k),
+  );
+  return [...own.slice(0, count), ...generated];
 }
 
 /** What a route demands: QStash's bearer token, or the management API's basic e-mail and key. */
@@ -26,6 +35,8 @@ export interface EndpointContext {
   readonly frozen: boolean;
   /** Whether generated lists gain and lose members every {@link CHURN_PERIOD_MS}. */
   readonly churn: boolean;
+  /** What the account's listings list, one copy each, shared by the endpoints that serve it. */
+  readonly registries: Registries;
 }
 
 /** One simulated endpoint's data, and how it answers a request that passed the route's auth. */
@@ -57,28 +68,4 @@ export function defineEndpoint<const Name extends string, Options, E extends End
   spec: EndpointSpec<Name, Options, E>,
 ): EndpointSpec<Name, Options, E> {
   return spec;
-}
-
-/** Bodies of a frozen simulator, kept until the data changes; when not frozen, nothing is kept. */
-export class BodyCache {
-  readonly #frozen: boolean;
-  readonly #bodies = new Map<string, Buffer>();
-
-  constructor(frozen: boolean) {
-    this.#frozen = frozen;
-  }
-
-  /** The body kept under key, else `make()` serialised (and kept, when frozen). */
-  get(key: string, make: () => unknown): Buffer {
-    const hit = this.#frozen ? this.#bodies.get(key) : undefined;
-    if (hit) return hit;
-    const body = Buffer.from(JSON.stringify(make()));
-    if (this.#frozen) this.#bodies.set(key, body);
-    return body;
-  }
-
-  /** Forgets every body, because the data they were made from changed. */
-  clear(): void {
-    this.#bodies.clear();
-  }
 }

@@ -1,7 +1,9 @@
 import type { Answer } from './answer.js';
-import { BodyCache, churnEpoch, defineEndpoint } from './endpoint.js';
+import { OneBody } from './bodies.js';
+import { churnEpoch, defineEndpoint } from './endpoint.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
 import { between, hashString, mix, noise, TAU } from './noise.js';
+import { matchPath } from './paths.js';
 
 /** A default flow-control key containing a quote, a backslash, a newline and non-ASCII text. */
 export const DEMO_ODD_FLOW_CONTROL_KEY = 'tenant "café" \\ eu\nbatch';
@@ -118,25 +120,48 @@ interface Growth {
 /** The flow-control list: generated keys (or a test's override), with any steadily growing wait lists. */
 export class FlowControl implements Endpoint {
   readonly #ctx: EndpointContext;
-  readonly #shape: 'object' | 'array';
   readonly #profiles: readonly FlowKeyProfile[];
   readonly #growth = new Map<string, Growth>();
-  readonly #bodies: BodyCache;
-  #override: readonly FlowControlEntry[] | null = null;
+  readonly #body: OneBody<readonly FlowControlEntry[]>;
 
   constructor(ctx: EndpointContext, options: FlowControlOptions) {
     this.#ctx = ctx;
-    this.#shape = options.flowControlShape ?? 'object';
     this.#profiles = Array.from({ length: options.flowControlKeys ?? NAMED_FLOW_KEYS.length }, (_, i) =>
       flowKeyProfile(ctx.seed, i, flowKeyName(i)),
     );
-    this.#bodies = new BodyCache(ctx.frozen);
+    const shape = options.flowControlShape ?? 'object';
+    this.#body = new OneBody(ctx, (t, override) => {
+      const entries = this.#entriesAt(t, override);
+      return shape === 'array' ? entries : { flowControls: entries };
+    });
+  }
+
+  /** Serve these entries instead of generated ones; `null` goes back to generated data. */
+  setOverride(entries: readonly FlowControlEntry[] | null): void {
+    this.#body.setOverride(entries);
+  }
+
+  /** Make a key's wait list grow steadily from its current size (added if absent); `null` stops it. */
+  setGrowth(key: string, perMinute: number | null): void {
+    const t = this.#ctx.now();
+    if (perMinute === null) this.#growth.delete(key);
+    else {
+      const base =
+        this.#entriesAt(t, this.#body.override).find((e) => e.flowControlKey === key)?.waitListSize ?? 0;
+      this.#growth.set(key, { base, since: t, perMinute });
+    }
+    this.#body.changed();
+  }
+
+  /** The list now, in the configured shape. */
+  answer(): Answer {
+    return this.#body.answer();
   }
 
   /** The list at time t, growth applied. */
-  entriesAt(t: number): FlowControlEntry[] {
-    const entries = this.#override
-      ? this.#override.map((e) => ({ ...e }))
+  #entriesAt(t: number, override: readonly FlowControlEntry[] | null): FlowControlEntry[] {
+    const entries = override
+      ? override.map((e) => ({ ...e }))
       : generateFlowControl(this.#profiles, this.#ctx.seed, t, this.#ctx.churn);
     for (const [key, g] of this.#growth) {
       const size = Math.max(0, Math.round(g.base + (g.perMinute * (t - g.since)) / 60_000));
@@ -146,41 +171,13 @@ export class FlowControl implements Endpoint {
     }
     return entries;
   }
-
-  /** Serve these entries instead of generated ones; `null` goes back to generated data. */
-  setOverride(entries: readonly FlowControlEntry[] | null): void {
-    this.#override = entries;
-    this.#bodies.clear();
-  }
-
-  /** Make a key's wait list grow steadily from its current size (added if absent); `null` stops it. */
-  setGrowth(key: string, perMinute: number | null): void {
-    const t = this.#ctx.now();
-    if (perMinute === null) this.#growth.delete(key);
-    else {
-      const base = this.entriesAt(t).find((e) => e.flowControlKey === key)?.waitListSize ?? 0;
-      this.#growth.set(key, { base, since: t, perMinute });
-    }
-    this.#bodies.clear();
-  }
-
-  /** The list now, in the configured shape. */
-  answer(): Answer {
-    return {
-      status: 200,
-      body: this.#bodies.get('', () => {
-        const entries = this.entriesAt(this.#ctx.now());
-        return this.#shape === 'array' ? entries : { flowControls: entries };
-      }),
-    };
-  }
 }
 
 /** QStash `GET /v2/flowControl/`, with or without the trailing slash. */
 export const flowControlEndpoint = defineEndpoint({
   name: 'flow_control',
   credential: 'bearer',
-  match: (path) => (path === '/v2/flowControl' || path === '/v2/flowControl/' ? {} : undefined),
+  match: matchPath('/v2/flowControl'),
   // The documented object shape, whatever `flowControlShape` says.
   oversizeFrame: ['{"flowControls":[],"padding":"', '"}'],
   create: (ctx, options: FlowControlOptions) => new FlowControl(ctx, options),

@@ -1,10 +1,9 @@
-import { jsonAnswer } from './answer.js';
-import type { Answer } from './answer.js';
-import { BodyCache, defineEndpoint } from './endpoint.js';
-import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
+import { PerIdBodies } from './bodies.js';
+import { defineEndpoint } from './endpoint.js';
 import { formatGoTime } from './go-time.js';
 import { hashString, noise, round } from './noise.js';
-import { DEMO_QSTASH_INSTANCES, type DemoQstashInstance, type QstashUsersOptions } from './qstash-users.js';
+import { matchPath } from './paths.js';
+import type { DemoQstashInstance } from './qstash-instances.js';
 
 const DAY = 86_400_000;
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -64,47 +63,17 @@ function statsBody(instance: DemoQstashInstance, origin: number, t: number, seed
   };
 }
 
-/** Management API `GET /v2/qstash/stats/{id}` of the instances the listing has; others answer 404. */
-export class QstashStats implements Endpoint {
-  readonly #ctx: EndpointContext;
-  readonly #bodies: BodyCache;
-  #instances: readonly DemoQstashInstance[];
-
-  constructor(ctx: EndpointContext, options: QstashUsersOptions) {
-    this.#ctx = ctx;
-    this.#instances = options.qstashInstances ?? DEMO_QSTASH_INSTANCES;
-    this.#bodies = new BodyCache(ctx.frozen);
-  }
-
-  /** Replace the instances that exist (others answer 404), as the listing does. */
-  setInstances(instances: readonly DemoQstashInstance[]): void {
-    this.#instances = instances;
-    this.#bodies.clear();
-  }
-
-  answer(params: RouteParams): Answer {
-    const instance = this.#instances.find((i) => i.id === params.id);
-    if (instance === undefined) return jsonAnswer(404, { error: 'qstash user not found' });
-    const body = this.#bodies.get(instance.id, () =>
-      statsBody(instance, this.#ctx.origin, this.#ctx.now(), this.#ctx.seed),
-    );
-    return { status: 200, body };
-  }
-}
-
-/** Management API `GET /v2/qstash/stats/{id}`, the ID URL-encoded; the period query is ignored. */
+/**
+ * Management API `GET /v2/qstash/stats/{id}` of the instances listed now; others answer 404. The period
+ * query is ignored.
+ */
 export const qstashStatsEndpoint = defineEndpoint({
   name: 'qstash_stats',
   credential: 'basic',
-  match: (path) => {
-    const stats = /^\/v2\/qstash\/stats\/([^/]+)\/?$/.exec(path);
-    if (stats?.[1] === undefined) return undefined;
-    try {
-      return { id: decodeURIComponent(stats[1]) };
-    } catch {
-      return undefined;
-    }
-  },
+  match: matchPath('/v2/qstash/stats/{id}'),
   oversizeFrame: ['{"dlq_message_count":0,"padding":"', '"}'],
-  create: (ctx, options: QstashUsersOptions) => new QstashStats(ctx, options),
+  create: (ctx) =>
+    new PerIdBodies(ctx, ctx.registries.qstashInstances, 'qstash user not found', (instance, t) =>
+      statsBody(instance, ctx.origin, t, ctx.seed),
+    ),
 });

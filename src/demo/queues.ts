@@ -1,7 +1,8 @@
-import type { Answer } from './answer.js';
-import { BodyCache, defineEndpoint } from './endpoint.js';
-import type { Endpoint, EndpointContext } from './endpoint.js';
+import { OneBody } from './bodies.js';
+import { defineEndpoint, demoThenGenerated } from './endpoint.js';
+import type { EndpointContext } from './endpoint.js';
 import { between, noise, TAU } from './noise.js';
+import { matchPath } from './paths.js';
 
 /** One queue, as QStash's `GET /v2/queues` returns it. */
 export interface QueueEntry {
@@ -42,72 +43,47 @@ function generatedQueue(seed: number, index: number, created: number, t: number)
 }
 
 /**
- * The simulated queues: a busy one riding a wave, a paused one piling up, an idle FIFO one, and as
- * many generated ones as asked for.
+ * The simulated queues at time t: a busy one riding a wave, a paused one piling up, an idle FIFO one,
+ * and generated ones up to `count`.
  */
-export class Queues implements Endpoint {
-  readonly #ctx: EndpointContext;
-  readonly #count: number;
-  readonly #bodies: BodyCache;
-  #override: readonly QueueEntry[] | null = null;
-
-  constructor(ctx: EndpointContext, options: QueuesOptions) {
-    this.#ctx = ctx;
-    this.#count = Math.max(0, options.queues ?? DEMO_QUEUES);
-    this.#bodies = new BodyCache(ctx.frozen);
-  }
-
-  /** The queues at time t. */
-  entriesAt(t: number): QueueEntry[] {
-    if (this.#override) return this.#override.map((q) => ({ ...q }));
-    const created = this.#ctx.origin - 30 * DAY_MS;
-    const jitter = noise(this.#ctx.seed, Math.floor(t / 5000), 11) - 0.5;
-    // Rises to some 400 messages and drains to zero every ten minutes.
-    const wave = Math.sin((TAU * t) / 600_000);
-    const busyLag = Math.max(0, Math.round(400 * wave + 40 * jitter));
-    // Paused since start-up: 120 waiting then, 2 more every minute.
-    const pausedLag = 120 + Math.floor((2 * (t - this.#ctx.origin)) / 60_000);
-    const demo: QueueEntry[] = [
-      {
-        name: DEMO_BUSY_QUEUE,
-        createdAt: created,
-        updatedAt: created,
-        parallelism: 4,
-        paused: false,
-        lag: busyLag,
-      },
-      {
-        name: DEMO_PAUSED_QUEUE,
-        createdAt: created,
-        updatedAt: this.#ctx.origin,
-        parallelism: 1,
-        paused: true,
-        lag: pausedLag,
-      },
-      { name: 'fifo-ledger', createdAt: created, updatedAt: created, parallelism: 1, paused: false, lag: 0 },
-    ];
-    const generated = Array.from({ length: Math.max(0, this.#count - DEMO_QUEUES) }, (_, k) =>
-      generatedQueue(this.#ctx.seed, DEMO_QUEUES + k, created, t),
-    );
-    return [...demo.slice(0, this.#count), ...generated];
-  }
-
-  /** Serve these queues instead of generated ones; `null` goes back to generated data. */
-  setOverride(entries: readonly QueueEntry[] | null): void {
-    this.#override = entries;
-    this.#bodies.clear();
-  }
-
-  answer(): Answer {
-    return { status: 200, body: this.#bodies.get('', () => this.entriesAt(this.#ctx.now())) };
-  }
+function queuesAt(ctx: EndpointContext, count: number, t: number): QueueEntry[] {
+  const created = ctx.origin - 30 * DAY_MS;
+  const jitter = noise(ctx.seed, Math.floor(t / 5000), 11) - 0.5;
+  // Rises to some 400 messages and drains to zero every ten minutes.
+  const wave = Math.sin((TAU * t) / 600_000);
+  const busyLag = Math.max(0, Math.round(400 * wave + 40 * jitter));
+  // Paused since start-up: 120 waiting then, 2 more every minute.
+  const pausedLag = 120 + Math.floor((2 * (t - ctx.origin)) / 60_000);
+  const demo: QueueEntry[] = [
+    {
+      name: DEMO_BUSY_QUEUE,
+      createdAt: created,
+      updatedAt: created,
+      parallelism: 4,
+      paused: false,
+      lag: busyLag,
+    },
+    {
+      name: DEMO_PAUSED_QUEUE,
+      createdAt: created,
+      updatedAt: ctx.origin,
+      parallelism: 1,
+      paused: true,
+      lag: pausedLag,
+    },
+    { name: 'fifo-ledger', createdAt: created, updatedAt: created, parallelism: 1, paused: false, lag: 0 },
+  ];
+  return demoThenGenerated(demo, count, (index) => generatedQueue(ctx.seed, index, created, t));
 }
 
 /** QStash `GET /v2/queues`. */
 export const queuesEndpoint = defineEndpoint({
   name: 'queues',
   credential: 'bearer',
-  match: (path) => (path === '/v2/queues' || path === '/v2/queues/' ? {} : undefined),
+  match: matchPath('/v2/queues'),
   oversizeFrame: ['[{"name":"q","lag":0,"padding":"', '"}]'],
-  create: (ctx, options: QueuesOptions) => new Queues(ctx, options),
+  create: (ctx, options: QueuesOptions) => {
+    const count = Math.max(0, options.queues ?? DEMO_QUEUES);
+    return new OneBody<readonly QueueEntry[]>(ctx, (t, override) => override ?? queuesAt(ctx, count, t));
+  },
 });

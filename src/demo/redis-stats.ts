@@ -1,10 +1,9 @@
-import { jsonAnswer } from './answer.js';
-import type { Answer } from './answer.js';
-import { BodyCache, defineEndpoint } from './endpoint.js';
-import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
-import { DatabaseFleet, type SimulatedDatabase } from './databases.js';
+import { PerIdBodies } from './bodies.js';
+import { defineEndpoint } from './endpoint.js';
+import type { SimulatedDatabase } from './fleet.js';
 import { formatGoTime } from './go-time.js';
 import { between, hashString, mix, noise, round, TAU } from './noise.js';
+import { matchPath } from './paths.js';
 
 /** Databases whose produce/consume series carry values; every other one has them null, as most do. */
 export const DEMO_STREAMING_DATABASES: readonly string[] = ['db-demo-events'];
@@ -13,8 +12,6 @@ export const STATS_STEP_MS = 10_000;
 
 /** Options of the simulated `GET /v2/redis/stats/{id}`. */
 export interface RedisStatsOptions {
-  /** Database IDs that exist; default the demo fleet of the database listing. */
-  databases?: readonly string[];
   /** Points per ten-second stats series; default 60, like the real API. */
   pointsPerSeries?: number;
 }
@@ -43,13 +40,8 @@ interface DatabaseProfile {
   changedField: boolean;
 }
 
-function databaseProfile(
-  seed: number,
-  databaseId: string,
-  origin: number,
-  listed: SimulatedDatabase | undefined,
-): DatabaseProfile {
-  const id = mix(seed ^ hashString(databaseId));
+function databaseProfile(seed: number, database: SimulatedDatabase, origin: number): DatabaseProfile {
+  const id = mix(seed ^ hashString(database.id));
   const u = (salt: number): number => noise(id, 0x0db, salt);
   return {
     id,
@@ -59,8 +51,8 @@ function databaseProfile(
     keysPerHour: between(u(3), 720, 7_200),
     // A free database near its monthly request limit runs at about that limit spread over a month.
     ops:
-      listed?.nearLimits === true && listed.requestLimit !== undefined
-        ? listed.requestLimit / (86_400 * 31)
+      database.nearLimits && database.requestLimit !== undefined
+        ? database.requestLimit / (86_400 * 31)
         : between(u(4), 5, 150),
     readFraction: between(u(5), 0.6, 0.9),
     hitRatio: between(u(6), 0.9, 0.99),
@@ -68,11 +60,11 @@ function databaseProfile(
     bytesPerKey: between(u(8), 80, 600),
     bytesPerRequest: between(u(9), 200, 800),
     dailyDollars: between(u(10), 0.1, 0.5),
-    streams: DEMO_STREAMING_DATABASES.includes(databaseId),
-    changedField: listed?.state === 'suspended',
+    streams: DEMO_STREAMING_DATABASES.includes(database.id),
+    changedField: database.state === 'suspended',
     nearLimits:
-      listed?.nearLimits === true && listed.requestLimit !== undefined
-        ? { requests: listed.requestLimit, disk: listed.diskLimit }
+      database.nearLimits && database.requestLimit !== undefined
+        ? { requests: database.requestLimit, disk: database.diskLimit }
         : undefined,
   };
 }
@@ -202,61 +194,23 @@ function generateStats(
   };
 }
 
-/** Statistics of the databases that exist; each database's profile is made on first request. */
-export class RedisStats implements Endpoint {
-  readonly #ctx: EndpointContext;
-  readonly #points: number;
-  readonly #profiles = new Map<string, DatabaseProfile>();
-  readonly #bodies: BodyCache;
-  readonly #fleet: DatabaseFleet;
-
-  constructor(ctx: EndpointContext, options: RedisStatsOptions) {
-    this.#ctx = ctx;
-    this.#points = Math.max(1, options.pointsPerSeries ?? 60);
-    // The same fleet as the listing's, made from the same inputs: both agree on who exists when.
-    this.#fleet = new DatabaseFleet(ctx, options.databases);
-    this.#bodies = new BodyCache(ctx.frozen);
-  }
-
-  /** Replace the set of database IDs that exist (others answer 404). */
-  setDatabases(ids: readonly string[]): void {
-    this.#fleet.set(ids);
-    this.#bodies.clear();
-  }
-
-  /** The database's statistics now, or 404 for a database that does not exist. */
-  answer(params: RouteParams): Answer {
-    const { databaseId } = params;
-    const listed = databaseId === undefined ? undefined : this.#fleet.find(databaseId);
-    if (databaseId === undefined || listed === undefined) {
-      return jsonAnswer(404, { error: 'database not found' });
-    }
-    const body = this.#bodies.get(databaseId, () => {
-      let profile = this.#profiles.get(databaseId);
-      if (!profile) {
-        profile = databaseProfile(this.#ctx.seed, databaseId, this.#ctx.origin, listed);
-        this.#profiles.set(databaseId, profile);
-      }
-      return generateStats(profile, this.#ctx.now(), this.#points, !this.#ctx.frozen);
-    });
-    return { status: 200, body };
-  }
-}
-
-/** Management API `GET /v2/redis/stats/{id}`, the ID URL-encoded, with or without the trailing slash. */
+/** Management API `GET /v2/redis/stats/{id}` of the databases listed now; others answer 404. */
 export const redisStatsEndpoint = defineEndpoint({
   name: 'redis_stats',
   credential: 'basic',
-  match: (path) => {
-    const stats = /^\/v2\/redis\/stats\/([^/]+)\/?$/.exec(path);
-    if (stats?.[1] === undefined) return undefined;
-    try {
-      return { databaseId: decodeURIComponent(stats[1]) };
-    } catch {
-      // A malformed escape names no database; the path then matches no route and answers 404.
-      return undefined;
-    }
-  },
+  match: matchPath('/v2/redis/stats/{id}'),
   oversizeFrame: ['{"connection_count":[],"padding":"', '"}'],
-  create: (ctx, options: RedisStatsOptions) => new RedisStats(ctx, options),
+  create: (ctx, options: RedisStatsOptions) => {
+    const points = Math.max(1, options.pointsPerSeries ?? 60);
+    // Made on a database's first request and kept: an ID always names the same database.
+    const profiles = new Map<string, DatabaseProfile>();
+    return new PerIdBodies(ctx, ctx.registries.databases, 'database not found', (database, t) => {
+      let profile = profiles.get(database.id);
+      if (!profile) {
+        profile = databaseProfile(ctx.seed, database, ctx.origin);
+        profiles.set(database.id, profile);
+      }
+      return generateStats(profile, t, points, !ctx.frozen);
+    });
+  },
 });

@@ -8,7 +8,12 @@ import { redisStatsEndpoint } from './redis-stats.js';
 import { schedulesEndpoint } from './schedules.js';
 import { urlGroupsEndpoint } from './url-groups.js';
 
-/** Every simulated endpoint, in the order paths are matched. Adding an endpoint: its module and a line here. */
+/**
+ * Every simulated endpoint, in the order paths are matched. Adding an endpoint: its module and a line
+ * here. Its body is a `OneBody` (`bodies.ts`); a listing's is a `listingBody` over its registry
+ * (`registries.ts`), and the endpoint of each listed item (`matchPath('/v2/…/{id}')`) a `PerIdBodies` over
+ * the same registry, so both agree on who exists when.
+ */
 export const ENDPOINTS = [
   flowControlEndpoint,
   urlGroupsEndpoint,

@@ -1,7 +1,8 @@
-import type { Answer } from './answer.js';
-import { BodyCache, defineEndpoint } from './endpoint.js';
-import type { Endpoint, EndpointContext } from './endpoint.js';
+import { OneBody } from './bodies.js';
+import { defineEndpoint, demoThenGenerated } from './endpoint.js';
+import type { EndpointContext } from './endpoint.js';
 import { noise } from './noise.js';
+import { matchPath } from './paths.js';
 
 /** One schedule, as QStash's `GET /v2/schedules` returns it. */
 export interface ScheduleEntry {
@@ -71,104 +72,82 @@ function generatedSchedule(seed: number, index: number, created: number, t: numb
 }
 
 /**
- * The simulated schedules: a healthy frequent one, one that starts failing, a nightly one, a paused
- * one, and as many generated ones as asked for.
+ * The simulated schedules at time t: a healthy frequent one, one that starts failing, a nightly one, a
+ * paused one, and generated ones up to `count`.
  */
-export class Schedules implements Endpoint {
-  readonly #ctx: EndpointContext;
-  readonly #count: number;
-  readonly #bodies: BodyCache;
-  #override: readonly ScheduleEntry[] | null = null;
-
-  constructor(ctx: EndpointContext, options: SchedulesOptions) {
-    this.#ctx = ctx;
-    this.#count = Math.max(0, options.schedules ?? DEMO_SCHEDULES);
-    this.#bodies = new BodyCache(ctx.frozen);
-  }
-
-  /** The schedules at time t. */
-  entriesAt(t: number): ScheduleEntry[] {
-    if (this.#override) return this.#override.map((s) => ({ ...s }));
-    const created = this.#ctx.origin - 7 * DAY;
-    const secretHeader = { Authorization: [`Bearer ${DEMO_SCHEDULE_SECRET}`] };
-    const heartbeat = runs(t, MINUTE);
-    const sync = runs(t, 5 * MINUTE);
-    const nightly = runs(t, DAY, 3 * 60 * MINUTE);
-    const syncFails = t - this.#ctx.origin >= FAILS_AFTER_MS;
-    const demo: ScheduleEntry[] = [
-      {
-        scheduleId: 'scd_heartbeat',
-        cron: '* * * * *',
-        destination: 'https://api.example.com/heartbeat',
-        createdAt: created,
-        method: 'GET',
-        isPaused: false,
-        lastScheduleTime: heartbeat.last,
-        nextScheduleTime: heartbeat.next,
-        lastScheduleStates: { [`msg_hb_${heartbeat.last}`]: 'SUCCESS' },
+function schedulesAt(ctx: EndpointContext, count: number, t: number): ScheduleEntry[] {
+  const created = ctx.origin - 7 * DAY;
+  const secretHeader = { Authorization: [`Bearer ${DEMO_SCHEDULE_SECRET}`] };
+  const heartbeat = runs(t, MINUTE);
+  const sync = runs(t, 5 * MINUTE);
+  const nightly = runs(t, DAY, 3 * 60 * MINUTE);
+  const syncFails = t - ctx.origin >= FAILS_AFTER_MS;
+  const demo: ScheduleEntry[] = [
+    {
+      scheduleId: 'scd_heartbeat',
+      cron: '* * * * *',
+      destination: 'https://api.example.com/heartbeat',
+      createdAt: created,
+      method: 'GET',
+      isPaused: false,
+      lastScheduleTime: heartbeat.last,
+      nextScheduleTime: heartbeat.next,
+      lastScheduleStates: { [`msg_hb_${heartbeat.last}`]: 'SUCCESS' },
+    },
+    {
+      scheduleId: DEMO_FAILING_SCHEDULE,
+      cron: '*/5 * * * *',
+      destination: `https://crm.example.com/sync?key=${DEMO_SCHEDULE_SECRET}`,
+      createdAt: created,
+      method: 'POST',
+      header: secretHeader,
+      body: JSON.stringify({ token: DEMO_SCHEDULE_SECRET }),
+      retries: 3,
+      callback: 'https://api.example.com/callbacks/crm',
+      isPaused: false,
+      lastScheduleTime: sync.last,
+      nextScheduleTime: sync.next,
+      lastScheduleStates: {
+        [`msg_crm_${sync.last}_a`]: 'SUCCESS',
+        [`msg_crm_${sync.last}_b`]: syncFails ? 'FAIL' : 'SUCCESS',
       },
-      {
-        scheduleId: DEMO_FAILING_SCHEDULE,
-        cron: '*/5 * * * *',
-        destination: `https://crm.example.com/sync?key=${DEMO_SCHEDULE_SECRET}`,
-        createdAt: created,
-        method: 'POST',
-        header: secretHeader,
-        body: JSON.stringify({ token: DEMO_SCHEDULE_SECRET }),
-        retries: 3,
-        callback: 'https://api.example.com/callbacks/crm',
-        isPaused: false,
-        lastScheduleTime: sync.last,
-        nextScheduleTime: sync.next,
-        lastScheduleStates: {
-          [`msg_crm_${sync.last}_a`]: 'SUCCESS',
-          [`msg_crm_${sync.last}_b`]: syncFails ? 'FAIL' : 'SUCCESS',
-        },
-      },
-      {
-        scheduleId: 'scd_nightly-report',
-        cron: '0 3 * * *',
-        destination: 'reports-url-group',
-        createdAt: created,
-        method: 'POST',
-        isPaused: false,
-        lastScheduleTime: nightly.last,
-        nextScheduleTime: nightly.next,
-        lastScheduleStates: { [`msg_nightly_${nightly.last}`]: 'SUCCESS' },
-      },
-      // Paused before it ever ran: no last run, no states.
-      {
-        scheduleId: 'scd_legacy-cleanup',
-        cron: '30 4 * * 1',
-        destination: 'https://legacy.example.com/cleanup',
-        createdAt: created,
-        method: 'DELETE',
-        header: secretHeader,
-        isPaused: true,
-      },
-    ];
-    const generated = Array.from({ length: Math.max(0, this.#count - DEMO_SCHEDULES) }, (_, k) =>
-      generatedSchedule(this.#ctx.seed, DEMO_SCHEDULES + k, created, t),
-    );
-    return [...demo.slice(0, this.#count), ...generated];
-  }
-
-  /** Serve these schedules instead of generated ones; `null` goes back to generated data. */
-  setOverride(entries: readonly ScheduleEntry[] | null): void {
-    this.#override = entries;
-    this.#bodies.clear();
-  }
-
-  answer(): Answer {
-    return { status: 200, body: this.#bodies.get('', () => this.entriesAt(this.#ctx.now())) };
-  }
+    },
+    {
+      scheduleId: 'scd_nightly-report',
+      cron: '0 3 * * *',
+      destination: 'reports-url-group',
+      createdAt: created,
+      method: 'POST',
+      isPaused: false,
+      lastScheduleTime: nightly.last,
+      nextScheduleTime: nightly.next,
+      lastScheduleStates: { [`msg_nightly_${nightly.last}`]: 'SUCCESS' },
+    },
+    // Paused before it ever ran: no last run, no states.
+    {
+      scheduleId: 'scd_legacy-cleanup',
+      cron: '30 4 * * 1',
+      destination: 'https://legacy.example.com/cleanup',
+      createdAt: created,
+      method: 'DELETE',
+      header: secretHeader,
+      isPaused: true,
+    },
+  ];
+  return demoThenGenerated(demo, count, (index) => generatedSchedule(ctx.seed, index, created, t));
 }
 
 /** QStash `GET /v2/schedules`. */
 export const schedulesEndpoint = defineEndpoint({
   name: 'schedules',
   credential: 'bearer',
-  match: (path) => (path === '/v2/schedules' || path === '/v2/schedules/' ? {} : undefined),
+  match: matchPath('/v2/schedules'),
   oversizeFrame: ['[{"scheduleId":"s","cron":"* * * * *","padding":"', '"}]'],
-  create: (ctx, options: SchedulesOptions) => new Schedules(ctx, options),
+  create: (ctx, options: SchedulesOptions) => {
+    const count = Math.max(0, options.schedules ?? DEMO_SCHEDULES);
+    return new OneBody<readonly ScheduleEntry[]>(
+      ctx,
+      (t, override) => override ?? schedulesAt(ctx, count, t),
+    );
+  },
 });

@@ -2,11 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EndpointContext } from './endpoint.js';
 import { FaultTable } from './faults.js';
 import type { Fault } from './faults.js';
-import type { DatabasesOptions } from './databases.js';
+import { databasesByIds } from './fleet.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 import type { GlobalParallelismBody } from './global-parallelism.js';
-import type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
+import type { DemoQstashInstance } from './qstash-instances.js';
 import type { QueueEntry, QueuesOptions } from './queues.js';
+import { createRegistries } from './registries.js';
+import type { RegistriesOptions } from './registries.js';
 import type { RedisStatsOptions } from './redis-stats.js';
 import type { ScheduleEntry, SchedulesOptions } from './schedules.js';
 import { ENDPOINTS, ROUTES } from './routes.js';
@@ -26,13 +28,14 @@ export {
   DEMO_FREE_DATABASE,
   DEMO_SUSPENDED_DATABASE,
   FLEET_CHANGE_MS,
-  NO_LIMIT,
-} from './databases.js';
+} from './fleet.js';
+export { NO_LIMIT } from './databases.js';
 export { DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
 export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
 export type { GlobalParallelismBody } from './global-parallelism.js';
-export { DEMO_QSTASH_INSTANCES, demoInstanceToken } from './qstash-users.js';
-export type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
+export { DEMO_QSTASH_INSTANCES } from './qstash-instances.js';
+export type { DemoQstashInstance, QstashUsersOptions } from './qstash-instances.js';
+export { demoInstanceToken } from './qstash-users.js';
 export { DEMO_BUSY_QUEUE, DEMO_PAUSED_QUEUE } from './queues.js';
 export type { QueueEntry, QueuesOptions } from './queues.js';
 export { DEMO_FAILING_SCHEDULE, DEMO_SCHEDULE_SECRET } from './schedules.js';
@@ -56,10 +59,9 @@ export interface SimulatorOptions
     FlowControlOptions,
     UrlGroupsOptions,
     RedisStatsOptions,
-    DatabasesOptions,
+    RegistriesOptions,
     QueuesOptions,
-    SchedulesOptions,
-    QstashUsersOptions {
+    SchedulesOptions {
   /** Listen address; default `127.0.0.1`. */
   host?: string;
   /** Listen port; default 0 (ephemeral). */
@@ -126,13 +128,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const clock = options.now ?? Date.now;
   const origin = clock();
   const frozen = options.frozen ?? false;
+  // Frozen: time stands still at start-up, and bodies are cached until a test changes the data.
+  const now = frozen ? () => origin : clock;
+  const registries = createRegistries(now, origin, options);
   const ctx: EndpointContext = {
     seed: (options.seed ?? 20250831) >>> 0,
     origin,
-    // Frozen: time stands still at start-up, and bodies are cached until a test changes the data.
-    now: frozen ? () => origin : clock,
+    now,
     frozen,
     churn: options.churn ?? false,
+    registries,
   };
   const routes = ENDPOINTS.map((spec) => ({ spec, endpoint: spec.create(ctx, options) }));
   // Each name is in the table once, beside its own create(); TypeScript cannot carry that through map().
@@ -175,8 +180,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       endpoints.flow_control.setGrowth(key, perMinute);
     },
     setDatabases: (ids) => {
-      endpoints.redis_stats.setDatabases(ids);
-      endpoints.databases.setDatabases(ids);
+      registries.databases.replace(databasesByIds(ids));
     },
     setQueues: (entries) => {
       endpoints.queues.setOverride(entries);
@@ -188,8 +192,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       endpoints.global_parallelism.setOverride(body);
     },
     setQstashInstances: (instances) => {
-      endpoints.qstash_users.setInstances(instances);
-      endpoints.qstash_stats.setInstances(instances);
+      registries.qstashInstances.replace(instances);
     },
     stop: () => server.stop(),
     async restart() {

@@ -1,7 +1,7 @@
-import type { Answer } from './answer.js';
-import { BodyCache, CHURN_PERIOD_MS, churnEpoch, defineEndpoint } from './endpoint.js';
-import type { Endpoint, EndpointContext } from './endpoint.js';
+import { OneBody } from './bodies.js';
+import { CHURN_PERIOD_MS, churnEpoch, defineEndpoint } from './endpoint.js';
 import { between, noise } from './noise.js';
+import { matchPath } from './paths.js';
 
 /** A default URL group name containing a quote, a backslash, a newline and non-ASCII text. */
 export const DEMO_ODD_URL_GROUP = 'crème-brûlée "beta" \\ v2\nlegacy';
@@ -86,48 +86,22 @@ function generateUrlGroups(seed: number, t: number, plan: GroupPlan, churn: bool
   return [...kept, ...fresh];
 }
 
-/** The URL group list: generated groups, or a test's override. */
-export class UrlGroups implements Endpoint {
-  readonly #ctx: EndpointContext;
-  readonly #plan: GroupPlan;
-  readonly #bodies: BodyCache;
-  #override: readonly UrlGroup[] | null = null;
-
-  constructor(ctx: EndpointContext, options: UrlGroupsOptions) {
-    this.#ctx = ctx;
-    this.#plan = {
+/** QStash `GET /v2/topics`, with or without the trailing slash: generated groups, or a test's override. */
+export const urlGroupsEndpoint = defineEndpoint({
+  name: 'url_groups',
+  credential: 'bearer',
+  match: matchPath('/v2/topics'),
+  oversizeFrame: ['[{"name":"padding","createdAt":0,"updatedAt":0,"endpoints":[],"padding":"', '"}]'],
+  create: (ctx, options: UrlGroupsOptions) => {
+    const plan: GroupPlan = {
       count: options.urlGroups ?? NAMED_GROUPS.length,
       maxEndpoints: Math.max(1, options.maxEndpoints ?? 12),
       emptyLast: options.emptyUrlGroup ?? false,
       origin: ctx.origin,
     };
-    this.#bodies = new BodyCache(ctx.frozen);
-  }
-
-  /** Serve these groups instead of generated ones; `null` goes back to generated data. */
-  setOverride(groups: readonly UrlGroup[] | null): void {
-    this.#override = groups;
-    this.#bodies.clear();
-  }
-
-  /** The list now. */
-  answer(): Answer {
-    const { seed, churn } = this.#ctx;
-    return {
-      status: 200,
-      body: this.#bodies.get(
-        '',
-        () => this.#override ?? generateUrlGroups(seed, this.#ctx.now(), this.#plan, churn),
-      ),
-    };
-  }
-}
-
-/** QStash `GET /v2/topics`, with or without the trailing slash. */
-export const urlGroupsEndpoint = defineEndpoint({
-  name: 'url_groups',
-  credential: 'bearer',
-  match: (path) => (path === '/v2/topics' || path === '/v2/topics/' ? {} : undefined),
-  oversizeFrame: ['[{"name":"padding","createdAt":0,"updatedAt":0,"endpoints":[],"padding":"', '"}]'],
-  create: (ctx, options: UrlGroupsOptions) => new UrlGroups(ctx, options),
+    return new OneBody<readonly UrlGroup[]>(
+      ctx,
+      (t, override) => override ?? generateUrlGroups(ctx.seed, t, plan, ctx.churn),
+    );
+  },
 });

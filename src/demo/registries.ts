@@ -1,0 +1,29 @@
+import { databaseRegistry, type DatabasesOptions, type SimulatedDatabase } from './fleet.js';
+import {
+  DEMO_QSTASH_INSTANCES,
+  type DemoQstashInstance,
+  type QstashUsersOptions,
+} from './qstash-instances.js';
+import { Registry } from './registry.js';
+
+/**
+ * One registry per listing of the simulated account, shared by the listing's endpoint and the per-ID
+ * endpoints of what it lists. A new listing: its registry here, then its endpoints read it from the context.
+ */
+export interface Registries {
+  /** `GET /v2/redis/databases`, and per database `GET /v2/redis/stats/{id}`. */
+  readonly databases: Registry<SimulatedDatabase>;
+  /** `GET /v2/qstash/users`, and per instance `GET /v2/qstash/stats/{id}`. */
+  readonly qstashInstances: Registry<DemoQstashInstance>;
+}
+
+/** Options of every listing. */
+export interface RegistriesOptions extends DatabasesOptions, QstashUsersOptions {}
+
+/** The registries of one simulator, on its clock (`now` stands still at `origin` when frozen). */
+export function createRegistries(now: () => number, origin: number, options: RegistriesOptions): Registries {
+  return {
+    databases: databaseRegistry(now, origin, options.databases),
+    qstashInstances: new Registry(now, options.qstashInstances ?? DEMO_QSTASH_INSTANCES),
+  };
+}
