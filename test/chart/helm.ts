@@ -64,6 +64,15 @@ export interface EnvVar {
   valueFrom?: Record<string, unknown>;
 }
 
+/** A probe as rendered: the chart's handler or the user's, and the timing fields. */
+export interface Probe {
+  httpGet?: { path: string; port: string; scheme: string; httpHeaders?: unknown[] };
+  tcpSocket?: { port: string | number };
+  exec?: { command: string[] };
+  periodSeconds?: number;
+  failureThreshold?: number;
+}
+
 export interface Container {
   name: string;
   image: string;
@@ -71,14 +80,16 @@ export interface Container {
   env?: EnvVar[];
   envFrom?: unknown[];
   ports?: { name: string; containerPort: number }[];
-  livenessProbe?: { httpGet?: { path: string; port: string; scheme: string } };
-  readinessProbe?: { httpGet?: { path: string; port: string; scheme: string } };
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: {
     runAsNonRoot?: boolean;
     readOnlyRootFilesystem?: boolean;
     allowPrivilegeEscalation?: boolean;
     privileged?: boolean;
+    runAsUser?: number;
     capabilities?: { drop?: string[]; add?: string[] };
   };
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
@@ -95,14 +106,46 @@ export interface PodSpec {
   }[];
 }
 
+export interface RenderOptions {
+  files?: string[];
+  set?: string[];
+  setString?: string[];
+  chart?: string;
+  release?: string;
+  namespace?: string;
+}
+
 /** `helm template` of the chart with these values files and `--set` pairs, parsed into objects. */
-export async function render(
-  options: { files?: string[]; set?: string[]; chart?: string } = {},
-): Promise<K8sObject[]> {
-  const args = ['template', RELEASE, options.chart ?? CHART, '--namespace', NAMESPACE];
+export async function render(options: RenderOptions = {}): Promise<K8sObject[]> {
+  const args = [
+    'template',
+    options.release ?? RELEASE,
+    options.chart ?? CHART,
+    '--namespace',
+    options.namespace ?? NAMESPACE,
+  ];
   for (const file of options.files ?? []) args.push('-f', file);
   for (const pair of options.set ?? []) args.push('--set', pair);
+  for (const pair of options.setString ?? []) args.push('--set-string', pair);
   return parseObjects(await helm(...args));
+}
+
+/** Renders these values (written to a file) over the defaults. */
+export async function renderValues(
+  values: Record<string, unknown>,
+  options: RenderOptions = {},
+): Promise<K8sObject[]> {
+  return render({ ...options, files: [...(options.files ?? []), await valuesFile(values)] });
+}
+
+/** The message of the failed rendering; throws when it rendered. */
+export async function refusal(rendering: Promise<unknown>): Promise<string> {
+  return rendering.then(
+    () => {
+      throw new Error('rendered, but should have failed');
+    },
+    (error: unknown) => (error as Error).message,
+  );
 }
 
 /** Every non-empty document of a multi-document YAML stream. */
@@ -121,6 +164,14 @@ export async function valuesFile(values: Record<string, unknown>): Promise<strin
   const dir = await mkdtemp(join(tmpdir(), 'chart-values-'));
   const file = join(dir, 'values.yaml');
   await writeFile(file, stringify(values));
+  return file;
+}
+
+/** Writes values text as it is, for what a YAML writer would not produce (a 23-digit number). */
+export async function rawValuesFile(text: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'chart-values-'));
+  const file = join(dir, 'values.yaml');
+  await writeFile(file, text);
   return file;
 }
 

@@ -7,21 +7,25 @@ Expand the name of the chart.
 {{- end -}}
 
 {{/*
-Create a default fully qualified app name.
-We truncate at 63 chars because some Kubernetes name fields are limited to this (by the DNS naming spec).
-If release name contains chart name it will be used as a full name.
+The fully qualified name of every object, as prometheus-community's fullname helpers make it, but cut to
+52 characters with shards: a StatefulSet's pods carry a controller-revision-hash label of its name plus
+an 11-character hash, and a label value stops at 63. It must also be a DNS label starting with a letter
+(the Service's name), which a release name with a dot or a leading digit is not.
 */}}
 {{- define "upstash-exporter.fullname" -}}
+{{- $limit := ternary 52 63 (eq (include "upstash-exporter.sharded" .) "true") -}}
+{{- $full := "" -}}
 {{- if .Values.fullnameOverride -}}
-{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- $full = .Values.fullnameOverride -}}
 {{- else -}}
 {{- $name := default .Chart.Name .Values.nameOverride -}}
-{{- if contains $name .Release.Name -}}
-{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
-{{- else -}}
-{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- $full = ternary .Release.Name (printf "%s-%s" .Release.Name $name) (contains $name .Release.Name) -}}
 {{- end -}}
+{{- $full = regexReplaceAll "[-.]+$" ($full | trunc $limit) "" -}}
+{{- if not (regexMatch "^[a-z]([-a-z0-9]*[a-z0-9])?$" $full) -}}
+{{- fail (printf "the objects' name %q (from the release name) is not a DNS label starting with a letter, as a Service name must be: set fullnameOverride" $full) -}}
 {{- end -}}
+{{- $full -}}
 {{- end -}}
 
 {{/*
@@ -39,13 +43,29 @@ Allow the release namespace to be overridden.
 {{- end -}}
 
 {{/*
+The image tag without a digest written after it, defaulting to the chart's appVersion.
+*/}}
+{{- define "upstash-exporter.tag" -}}
+{{- (splitList "@" .Values.image.tag | first) | default .Chart.AppVersion -}}
+{{- end -}}
+
+{{/*
+The app.kubernetes.io/version label: the tag made a valid label value (63 characters at most, only
+letters, digits, '-', '_' and '.', a letter or digit at both ends), whatever tag the schema lets through.
+*/}}
+{{- define "upstash-exporter.versionLabel" -}}
+{{- $value := regexReplaceAll "[^A-Za-z0-9_.-]" (include "upstash-exporter.tag" .) "_" | trunc 63 -}}
+{{- regexReplaceAll "^[^A-Za-z0-9]+|[^A-Za-z0-9]+$" $value "" -}}
+{{- end -}}
+
+{{/*
 Common labels
 */}}
 {{- define "upstash-exporter.labels" -}}
-helm.sh/chart: {{ include "upstash-exporter.chart" . }}
+helm.sh/chart: {{ include "upstash-exporter.chart" . | quote }}
 {{ include "upstash-exporter.selectorLabels" . }}
-app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ include "upstash-exporter.versionLabel" . | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service | quote }}
 app.kubernetes.io/component: metrics
 {{- with .Values.commonLabels }}
 {{ toYaml . }}
@@ -56,8 +76,15 @@ app.kubernetes.io/component: metrics
 Selector labels
 */}}
 {{- define "upstash-exporter.selectorLabels" -}}
-app.kubernetes.io/name: {{ include "upstash-exporter.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/name: {{ include "upstash-exporter.name" . | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
+{{- end -}}
+
+{{/*
+The labels the chart sets itself; the label maps of the values must not set them again.
+*/}}
+{{- define "upstash-exporter.ownedLabels" -}}
+{{- list "helm.sh/chart" "app.kubernetes.io/name" "app.kubernetes.io/instance" "app.kubernetes.io/version" "app.kubernetes.io/managed-by" "app.kubernetes.io/component" | toJson -}}
 {{- end -}}
 
 {{/*
@@ -72,15 +99,19 @@ Create the name of the service account to use
 {{- end -}}
 
 {{/*
-The image, tag defaulting to the chart's appVersion.
+The image: [registry/]repository:tag[@digest]. The registry is global.imageRegistry or image.registry;
+the digest is image.digest or the one written after the tag (both: they must be the same).
 */}}
 {{- define "upstash-exporter.image" -}}
-{{- $tag := .Values.image.tag | default .Chart.AppVersion -}}
-{{- if .Values.image.digest -}}
-{{- printf "%s:%s@%s" .Values.image.repository $tag .Values.image.digest -}}
-{{- else -}}
-{{- printf "%s:%s" .Values.image.repository $tag -}}
+{{- $registry := dig "imageRegistry" "" (.Values.global | default dict) | default .Values.image.registry -}}
+{{- $repository := ternary (printf "%s/%s" $registry .Values.image.repository) .Values.image.repository (ne $registry "") -}}
+{{- $inline := splitList "@" .Values.image.tag | rest | first | default "" -}}
+{{- if and $inline .Values.image.digest (ne $inline .Values.image.digest) -}}
+{{- fail (printf "image.tag carries the digest %s and image.digest says %s: keep one of them" $inline .Values.image.digest) -}}
 {{- end -}}
+{{- $digest := .Values.image.digest | default $inline -}}
+{{- printf "%s:%s" $repository (include "upstash-exporter.tag" .) -}}
+{{- with $digest }}@{{ . }}{{ end -}}
 {{- end -}}
 
 {{/*
@@ -131,6 +162,18 @@ The Secret holding the web config (TLS, basic auth).
 {{- end -}}
 
 {{/*
+"true" when a TLS connection without a client certificate is refused: no HTTP probe can pass then (the
+kubelet has no client certificate), so the probes open TCP connections instead, as the Prometheus
+Operator's fix of the same problem does (prometheus-operator#5419).
+*/}}
+{{- define "upstash-exporter.clientAuth" -}}
+{{- if eq (include "upstash-exporter.tls" .) "true" -}}
+{{- $type := dig "tls_server_config" "client_auth_type" "" .Values.webConfig.content -}}
+{{- if or .Values.webConfig.clientAuth (has $type (list "RequireAnyClientCert" "RequireAndVerifyClientCert")) -}}true{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 The number of shards; more than one runs a StatefulSet.
 */}}
 {{- define "upstash-exporter.sharded" -}}
@@ -138,169 +181,29 @@ The number of shards; more than one runs a StatefulSet.
 {{- end -}}
 
 {{/*
-The exporter's config file. Credentials must come from files (token_file, api_key_file) mounted from
-the Secret, never as values in the ConfigMap: a plain `token` or `api_key` fails the rendering.
+The exporter's config file; validate.tpl has refused credentials and the keys the chart owns.
 */}}
 {{- define "upstash-exporter.config" -}}
-{{- range $i, $entry := .Values.config.qstash | default list -}}
-{{- if hasKey $entry "token" -}}
-{{- fail (printf "config.qstash[%d].token: credentials must not be in the ConfigMap; put the token in secret.data (or secret.existingSecret) and use token_file: %s/<key>" $i $.Values.secret.mountPath) -}}
-{{- end -}}
-{{- end -}}
-{{- range $i, $entry := .Values.config.management | default list -}}
-{{- if hasKey $entry "api_key" -}}
-{{- fail (printf "config.management[%d].api_key: credentials must not be in the ConfigMap; put the key in secret.data (or secret.existingSecret) and use api_key_file: %s/<key>" $i $.Values.secret.mountPath) -}}
-{{- end -}}
-{{- end -}}
 {{- toYaml .Values.config -}}
 {{- end -}}
 
 {{/*
-The pod template shared by the Deployment and the StatefulSet.
+A change detector for a Secret's content, for a pod annotation that anyone allowed to read pods sees:
+scrypt (sprig's derivePassword, the Master Password algorithm) salted with the release's namespace and
+name, so that the annotation neither gives the content away nor lets it be guessed quickly, the way a
+plain sha256 of a short or known-format token would. Takes (list root content purpose).
 */}}
-{{- define "upstash-exporter.podTemplate" -}}
-{{- $tls := include "upstash-exporter.tls" . -}}
-{{- $scheme := ternary "HTTPS" "HTTP" (eq $tls "true") -}}
-metadata:
-  labels:
-    {{- include "upstash-exporter.selectorLabels" . | nindent 4 }}
-    {{- with .Values.podLabels }}
-    {{- toYaml . | nindent 4 }}
-    {{- end }}
-  annotations:
-    checksum/config: {{ include "upstash-exporter.config" . | sha256sum }}
-    {{- if and .Values.secret.create (not .Values.secret.existingSecret) }}
-    checksum/secret: {{ toYaml .Values.secret.data | sha256sum }}
-    {{- end }}
-    {{- if and .Values.webConfig.enabled (not .Values.webConfig.existingSecret) }}
-    checksum/web-config: {{ toYaml .Values.webConfig.content | sha256sum }}
-    {{- end }}
-    {{- with .Values.podAnnotations }}
-    {{- toYaml . | nindent 4 }}
-    {{- end }}
-spec:
-  serviceAccountName: {{ include "upstash-exporter.serviceAccountName" . }}
-  automountServiceAccountToken: {{ .Values.serviceAccount.automountServiceAccountToken }}
-  {{- with .Values.image.pullSecrets }}
-  imagePullSecrets:
-    {{- toYaml . | nindent 4 }}
-  {{- end }}
-  {{- with .Values.priorityClassName }}
-  priorityClassName: {{ . }}
-  {{- end }}
-  securityContext:
-    {{- toYaml .Values.podSecurityContext | nindent 4 }}
-  terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds }}
-  containers:
-    - name: exporter
-      image: {{ include "upstash-exporter.image" . | quote }}
-      imagePullPolicy: {{ .Values.image.pullPolicy }}
-      args:
-        - --config=/etc/upstash-exporter/config/config.yaml
-        - --web.listen-address=:{{ .Values.containerPort }}
-        - --log.level={{ .Values.log.level }}
-        - --log.format={{ .Values.log.format }}
-        {{- if .Values.webConfig.enabled }}
-        - --web.config.file=/etc/upstash-exporter/web/web-config.yml
-        {{- end }}
-        {{- if include "upstash-exporter.sharded" . }}
-        - --shard=auto
-        - --total-shards={{ .Values.sharding.shards | int }}
-        {{- end }}
-        {{- range .Values.extraArgs }}
-        - {{ . | quote }}
-        {{- end }}
-      {{- with .Values.env }}
-      env:
-        {{- toYaml . | nindent 8 }}
-      {{- end }}
-      ports:
-        - name: http
-          containerPort: {{ .Values.containerPort }}
-          protocol: TCP
-      livenessProbe:
-        httpGet:
-          path: /healthz
-          port: http
-          scheme: {{ $scheme }}
-        {{- toYaml .Values.probes.liveness | nindent 8 }}
-      readinessProbe:
-        httpGet:
-          {{- /* /readyz is behind basic auth; a probe cannot send a password without writing it into the pod spec */}}
-          path: {{ ternary "/healthz" "/readyz" (eq (include "upstash-exporter.basicAuth" .) "true") }}
-          port: http
-          scheme: {{ $scheme }}
-        {{- toYaml .Values.probes.readiness | nindent 8 }}
-      resources:
-        {{- toYaml .Values.resources | nindent 8 }}
-      securityContext:
-        {{- toYaml .Values.securityContext | nindent 8 }}
-      volumeMounts:
-        - name: config
-          mountPath: /etc/upstash-exporter/config
-          readOnly: true
-        {{- if include "upstash-exporter.hasSecret" . }}
-        - name: credentials
-          mountPath: {{ .Values.secret.mountPath }}
-          readOnly: true
-        {{- end }}
-        {{- if .Values.webConfig.enabled }}
-        - name: web-config
-          mountPath: /etc/upstash-exporter/web
-          readOnly: true
-        {{- end }}
-        {{- if .Values.webConfig.tlsSecret }}
-        - name: tls
-          mountPath: /etc/upstash-exporter/tls
-          readOnly: true
-        {{- end }}
-        - name: tmp
-          mountPath: /tmp
-        {{- with .Values.extraVolumeMounts }}
-        {{- toYaml . | nindent 8 }}
-        {{- end }}
-  volumes:
-    - name: config
-      configMap:
-        name: {{ include "upstash-exporter.fullname" . }}
-    {{- if include "upstash-exporter.hasSecret" . }}
-    - name: credentials
-      secret:
-        secretName: {{ include "upstash-exporter.secretName" . }}
-        defaultMode: 288 # 0440: owner and group (fsGroup) read
-    {{- end }}
-    {{- if .Values.webConfig.enabled }}
-    - name: web-config
-      secret:
-        secretName: {{ include "upstash-exporter.webConfigSecretName" . }}
-        defaultMode: 288 # 0440: owner and group (fsGroup) read
-    {{- end }}
-    {{- if .Values.webConfig.tlsSecret }}
-    - name: tls
-      secret:
-        secretName: {{ .Values.webConfig.tlsSecret }}
-        defaultMode: 288 # 0440: owner and group (fsGroup) read
-    {{- end }}
-    - name: tmp
-      emptyDir:
-        sizeLimit: 16Mi
-    {{- with .Values.extraVolumes }}
-    {{- toYaml . | nindent 4 }}
-    {{- end }}
-  {{- with .Values.nodeSelector }}
-  nodeSelector:
-    {{- toYaml . | nindent 4 }}
-  {{- end }}
-  {{- with .Values.affinity }}
-  affinity:
-    {{- toYaml . | nindent 4 }}
-  {{- end }}
-  {{- with .Values.topologySpreadConstraints }}
-  topologySpreadConstraints:
-    {{- toYaml . | nindent 4 }}
-  {{- end }}
-  {{- with .Values.tolerations }}
-  tolerations:
-    {{- toYaml . | nindent 4 }}
-  {{- end }}
+{{- define "upstash-exporter.secretChecksum" -}}
+{{- $root := index . 0 -}}
+{{- $salt := printf "%s/%s" (include "upstash-exporter.namespace" $root) (include "upstash-exporter.fullname" $root) -}}
+{{- derivePassword 1 "maximum" (index . 1) $salt (index . 2) | sha256sum -}}
+{{- end -}}
+
+{{/*
+Milliseconds of a Prometheus duration as the schema allows it (a number and ms, s, m or h).
+*/}}
+{{- define "upstash-exporter.durationMs" -}}
+{{- $n := regexFind "^[0-9]+" . | int -}}
+{{- $unit := regexFind "[a-z]+$" . -}}
+{{- mul $n (get (dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000) $unit) -}}
 {{- end -}}

@@ -1,0 +1,159 @@
+{{/*
+Checks of the values that the schema cannot express; each failure says which value, why, and what to do.
+Included once, by configmap.yaml (rendered in every variant).
+*/}}
+{{- define "upstash-exporter.validate" -}}
+{{- include "upstash-exporter.validateCredentials" . -}}
+{{- include "upstash-exporter.validateOwned" . -}}
+{{- include "upstash-exporter.validateLabels" . -}}
+{{- include "upstash-exporter.validateWorkload" . -}}
+{{- end -}}
+
+{{/*
+A key of the exporter's config that names a credential (its *_file keys are fine).
+*/}}
+{{- define "upstash-exporter.credentialKey" -}}
+(?i)(^|[_.-])(tokens?|api_?key|apikey|key|passwords?|passwd|secrets?|credentials?|auth|authorization|bearer)$
+{{- end -}}
+
+{{/*
+Walks a value and fails on anything shaped like a credential: a URL with a user or password in it, a
+token in the shape of QStash's (base64 of a JSON object, as JWTs are), an Authorization header value, a
+private key; with "keys", also on a map key naming a credential. Takes (dict path value keys mountPath).
+*/}}
+{{- define "upstash-exporter.scan" -}}
+{{- $value := .value -}}
+{{- if kindIs "map" $value -}}
+{{- range $key, $item := $value -}}
+{{- $path := printf "%s.%s" $.path $key -}}
+{{- if and $.keys (regexMatch (include "upstash-exporter.credentialKey" $) $key) -}}
+{{- fail (printf "%s: credentials must not be in the ConfigMap; put the value in secret.data (or secret.existingSecret) and name its file with the *_file key (token_file, api_key_file: %s/<key>)" $path $.mountPath) -}}
+{{- end -}}
+{{- include "upstash-exporter.scan" (dict "path" $path "value" $item "keys" $.keys "mountPath" $.mountPath) -}}
+{{- end -}}
+{{- else if kindIs "slice" $value -}}
+{{- range $i, $item := $value -}}
+{{- include "upstash-exporter.scan" (dict "path" (printf "%s[%d]" $.path $i) "value" $item "keys" $.keys "mountPath" $.mountPath) -}}
+{{- end -}}
+{{- else if kindIs "string" $value -}}
+{{- $why := "" -}}
+{{- if regexMatch "(?i)[a-z][a-z0-9+.-]*://[^/?#\\s@]+@" $value -}}
+{{- $why = "is a URL with a user or password in it" -}}
+{{- else if regexMatch "eyJ[A-Za-z0-9_=-]{8,}" $value -}}
+{{- $why = "looks like a token (base64 of a JSON object, as QStash tokens and JWTs are)" -}}
+{{- else if regexMatch "(?i)\\b(basic|bearer)\\s+[A-Za-z0-9+/=._~-]{8,}" $value -}}
+{{- $why = "looks like an Authorization header value" -}}
+{{- else if regexMatch "-----BEGIN [A-Z ]*PRIVATE KEY-----" $value -}}
+{{- $why = "holds a private key" -}}
+{{- end -}}
+{{- if $why -}}
+{{- fail (printf "%s %s: a credential would end up outside a Secret (in a ConfigMap, the pod spec or another object anyone allowed to read them sees); put it in secret.data or secret.existingSecret and refer to the file, or use valueFrom.secretKeyRef" $.path $why) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Credentials reach the pod only as files of the Secret. Every value but the Secret's own data, the web
+config (itself a Secret) and extraManifests of kind Secret is scanned; config's keys too; env can name
+neither the exporter's own variables (ignored under --config) nor carry a plain value under a name that
+says credential.
+*/}}
+{{- define "upstash-exporter.validateCredentials" -}}
+{{- $mount := .Values.secret.mountPath -}}
+{{- range $key, $value := .Values -}}
+{{- if eq $key "config" -}}
+{{- include "upstash-exporter.scan" (dict "path" "config" "value" $value "keys" true "mountPath" $mount) -}}
+{{- else if eq $key "webConfig" -}}
+{{- include "upstash-exporter.scan" (dict "path" "webConfig" "value" (omit $value "content") "keys" false "mountPath" $mount) -}}
+{{- else if eq $key "extraManifests" -}}
+{{- range $i, $manifest := $value -}}
+{{- $secret := ternary (regexMatch "(?m)^kind:\\s*Secret\\s*$" (toString $manifest)) (eq (dig "kind" "" (ternary $manifest dict (kindIs "map" $manifest))) "Secret") (kindIs "string" $manifest) -}}
+{{- if not $secret -}}
+{{- include "upstash-exporter.scan" (dict "path" (printf "extraManifests[%d]" $i) "value" $manifest "keys" false "mountPath" $mount) -}}
+{{- end -}}
+{{- end -}}
+{{- else if ne $key "secret" -}}
+{{- include "upstash-exporter.scan" (dict "path" $key "value" $value "keys" false "mountPath" $mount) -}}
+{{- end -}}
+{{- end -}}
+{{- $exporterVariables := list "QSTASH_URL" "QSTASH_TOKEN" "QSTASH_TOKEN_FILE" "UPSTASH_MANAGEMENT_URL" "UPSTASH_EMAIL" "UPSTASH_API_KEY" "UPSTASH_API_KEY_FILE" "UPSTASH_REDIS_DATABASES" "UPSTASH_EXPORTER_CONFIG" -}}
+{{- range $i, $env := .Values.env -}}
+{{- if has $env.name $exporterVariables -}}
+{{- fail (printf "env[%d] (%s): the exporter reads its settings from the config file the chart passes with --config and ignores this variable; put the setting in config (credentials in secret, referred to by token_file or api_key_file)" $i $env.name) -}}
+{{- end -}}
+{{- if and (hasKey $env "value") (regexMatch "(?i)(^|_)(TOKEN|API_?KEY|APIKEY|KEY|PASSWORD|PASSWD|PASS|SECRET|CREDENTIALS?|AUTH)(_|$)" $env.name) (not (regexMatch "(?i)_(FILE|PATH|DIR)$" $env.name)) -}}
+{{- fail (printf "env[%d] (%s): a plain value under a name that says credential would be written into the pod spec; take it from a Secret with valueFrom.secretKeyRef" $i $env.name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+What the chart sets from its own values is not set a second time, differently, by config or extraArgs.
+*/}}
+{{- define "upstash-exporter.validateOwned" -}}
+{{- $keys := dict "sharding" "sharding.shards" "listen_address" "containerPort" "log_level" "log.level" "log_format" "log.format" "web_config_file" "webConfig" -}}
+{{- range $key, $value := $keys -}}
+{{- if hasKey $.Values.config $key -}}
+{{- fail (printf "config.%s: the chart sets this from %s (a second, different setting in the file would contradict the flags it passes); remove it from config and use %s" $key $value $value) -}}
+{{- end -}}
+{{- end -}}
+{{- $flags := dict "--config" "config" "--web.listen-address" "containerPort" "--web.config.file" "webConfig" "--log.level" "log.level" "--log.format" "log.format" "--shard" "sharding.shards" "--total-shards" "sharding.shards" "--demo" "a values file of its own (the demo needs no credentials: it would ignore config)" "--check-config" "nothing (it exits at once: the pod would restart forever)" "--version" "nothing (it exits at once: the pod would restart forever)" "--help" "nothing (it exits at once: the pod would restart forever)" -}}
+{{- range $i, $arg := .Values.extraArgs -}}
+{{- $name := regexReplaceAll "=.*$" $arg "" -}}
+{{- if hasKey $flags $name -}}
+{{- fail (printf "extraArgs[%d] (%s): the chart owns %s; use %s" $i $arg $name (get $flags $name)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The label maps of the values cannot replace the chart's own labels: the selector would stop matching
+(or a key would appear twice).
+*/}}
+{{- define "upstash-exporter.validateLabels" -}}
+{{- $owned := include "upstash-exporter.ownedLabels" . | fromJsonArray -}}
+{{- $maps := dict "commonLabels" .Values.commonLabels "podLabels" .Values.podLabels "service.labels" .Values.service.labels "dashboard.labels" .Values.dashboard.labels "serviceMonitor.additionalLabels" .Values.serviceMonitor.additionalLabels "podMonitor.additionalLabels" .Values.podMonitor.additionalLabels "prometheusRule.additionalLabels" .Values.prometheusRule.additionalLabels -}}
+{{- range $name, $labels := $maps -}}
+{{- range $key, $_ := $labels -}}
+{{- if has $key $owned -}}
+{{- fail (printf "%s.%s: the chart sets this label itself (its selectors depend on it); use nameOverride or another label" $name $key) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Settings of the workload that render but break or weaken it.
+*/}}
+{{- define "upstash-exporter.validateWorkload" -}}
+{{- if and (include "upstash-exporter.sharded" .) (ne .Values.service.type "ClusterIP") -}}
+{{- fail "service.type: shards need a headless ClusterIP Service (each shard exports different series; a load-balanced address would mix them)" -}}
+{{- end -}}
+{{- if and .Values.serviceMonitor.enabled .Values.podMonitor.enabled -}}
+{{- fail "serviceMonitor.enabled and podMonitor.enabled: both would scrape every pod, twice; keep one" -}}
+{{- end -}}
+{{- if gt (int (include "upstash-exporter.durationMs" .Values.serviceMonitor.scrapeTimeout)) (int (include "upstash-exporter.durationMs" .Values.serviceMonitor.interval)) -}}
+{{- fail (printf "serviceMonitor.scrapeTimeout (%s) is longer than serviceMonitor.interval (%s): Prometheus refuses such a scrape configuration" .Values.serviceMonitor.scrapeTimeout .Values.serviceMonitor.interval) -}}
+{{- end -}}
+{{- if eq .Values.strategy.type "RollingUpdate" -}}
+{{- $rolling := .Values.strategy.rollingUpdate | default dict -}}
+{{- $zero := list "0" "0%" -}}
+{{- if and (has (toString (dig "maxSurge" 1 $rolling)) $zero) (has (toString (dig "maxUnavailable" 0 $rolling)) $zero) -}}
+{{- fail "strategy.rollingUpdate: maxSurge and maxUnavailable cannot both be 0 (the API refuses it); keep maxSurge: 1" -}}
+{{- end -}}
+{{- end -}}
+{{- range $name, $probe := dict "livenessProbe" .Values.livenessProbe "readinessProbe" .Values.readinessProbe "startupProbe" .Values.startupProbe -}}
+{{- $handlers := list -}}
+{{- range $handler := list "httpGet" "tcpSocket" "exec" "grpc" -}}
+{{- if hasKey $probe $handler -}}{{- $handlers = append $handlers $handler -}}{{- end -}}
+{{- end -}}
+{{- if gt (len $handlers) 1 -}}
+{{- fail (printf "%s: one handler at most (%s given)" $name (join ", " $handlers)) -}}
+{{- end -}}
+{{- range $header := dig "httpGet" "httpHeaders" list $probe -}}
+{{- if eq (lower (toString $header.name)) "authorization" -}}
+{{- fail (printf "%s.httpGet.httpHeaders: an Authorization header would write a credential into the pod spec; probe an open path (/healthz, /readyz)" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
