@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
-import type { Config } from './config/types.js';
+import type { Schedule } from './config/schedule.js';
+import type { Config, ManagementAccount, QstashAccount } from './config/types.js';
 import type { PollGroup } from './poller/poller.js';
 import type { SelfMetrics } from './poller/self-metrics.js';
 import { anchoredRegex } from './sources/databases.js';
 import { entryUnits, type SourceEntry, type UnitDeps } from './sources/units.js';
-import { UpstashClient } from './upstash/client.js';
+import { UpstashClient, type Credentials } from './upstash/client.js';
 import type { PerIdUnit } from './vocabulary.js';
 
 /** What the poll plan needs besides each configuration. */
@@ -102,30 +103,16 @@ function sameHttp(a: Config['http'], b: Config['http']): boolean {
 }
 
 /** The config's entries as the sources see them, each with its schedule. */
-function sourceEntries(config: Config) {
+function sourceEntries(config: Config): { schedule: Schedule; entry: SourceEntry }[] {
   return [
     ...config.qstash.map((account) => ({
       schedule: account.schedule,
-      entry: {
-        key: `qstash/${account.name}`,
-        account: {
-          name: account.name,
-          baseUrl: account.url,
-          credentials: { api: 'qstash', token: account.token },
-        },
-        sources: account.sources,
-      } satisfies SourceEntry,
+      entry: entryOf(account, { api: 'qstash', token: account.token }),
     })),
     ...config.management.map((account) => ({
       schedule: account.schedule,
       entry: {
-        key: `management/${account.name}`,
-        account: {
-          name: account.name,
-          baseUrl: account.url,
-          credentials: { api: 'management', email: account.email, apiKey: account.apiKey },
-        },
-        sources: account.sources,
+        ...entryOf(account, { api: 'management', email: account.email, apiKey: account.apiKey }),
         // Without configured IDs, each per-ID source takes its IDs from the account's listing.
         ids: account.databases === undefined ? {} : { database: account.databases },
         databases: {
@@ -133,7 +120,16 @@ function sourceEntries(config: Config) {
           include: account.include.map(anchoredRegex),
           exclude: account.exclude.map(anchoredRegex),
         },
-      } satisfies SourceEntry,
+      },
     })),
   ];
+}
+
+/** An account's entry, keyed `<api>/<name>`: unique, since names are unique per API. */
+function entryOf(account: QstashAccount | ManagementAccount, credentials: Credentials): SourceEntry {
+  return {
+    key: `${credentials.api}/${account.name}`,
+    account: { name: account.name, baseUrl: account.url, credentials },
+    sources: account.sources,
+  };
 }

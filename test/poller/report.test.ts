@@ -50,6 +50,25 @@ const unit = (source: string, id: string, poll: PollUnit['poll'], silent = false
   poll,
 });
 
+/** A listing whose poll lands when the test says, and how many times its news was passed on. */
+function heldListing() {
+  let resolve: ((result: PollResult) => void) | undefined;
+  let told = 0;
+  const listing = unit(
+    'databases',
+    '',
+    async () =>
+      new Promise<PollResult>((settle) => {
+        resolve = settle;
+      }),
+  );
+  return {
+    listing,
+    land: () => resolve?.({ samples: [], onRecorded: () => (told += 1) }),
+    told: () => told,
+  };
+}
+
 let running: Poller | undefined;
 afterEach(async () => {
   await running?.stop();
@@ -74,23 +93,14 @@ describe('a listing and its news', () => {
   });
 
   it('that lands after a reload removed its group is dropped: no unit, no error', async () => {
-    let land: (() => void) | undefined;
-    let told = 0;
-    const listing = unit(
-      'databases',
-      '',
-      async () =>
-        new Promise<PollResult>((resolve) => {
-          land = () => resolve({ samples: [], onRecorded: () => (told += 1) });
-        }),
-    );
+    const { listing, land, told } = heldListing();
     const t = setup([group([listing])]);
     t.poller.start();
     await sleep(50);
     await t.poller.reconfigure([]);
-    land?.();
+    land();
     await t.poller.settled();
-    expect(told).toBe(0);
+    expect(told()).toBe(0);
     t.poller.syncUnits('management/main', 'redis_stats/main', [
       unit('redis_stats', 'db-a', async () => Promise.resolve({ samples: [] })),
     ]);
@@ -99,24 +109,15 @@ describe('a listing and its news', () => {
   });
 
   it('that a reload overtook is dropped: the reload replaced the unit it was made under', async () => {
-    let land: (() => void) | undefined;
-    let told = 0;
-    const listing = unit(
-      'databases',
-      '',
-      async () =>
-        new Promise<PollResult>((resolve) => {
-          land = () => resolve({ samples: [], onRecorded: () => (told += 1) });
-        }),
-    );
+    const { listing, land, told } = heldListing();
     const t = setup([group([listing])]);
     t.poller.start();
     await sleep(50);
     // The same unit, rebuilt by a reload: the poll in flight still finishes and is recorded.
     await t.poller.reconfigure([group([{ ...listing }])]);
-    land?.();
+    land();
     await t.poller.settled();
-    expect(told).toBe(0);
+    expect(told()).toBe(0);
     expect(t.poller.status()[0]?.outcome).toBe('ok');
   });
 });
