@@ -5,17 +5,15 @@ import { Registry } from 'prom-client';
 import { plainHttpAccounts } from './config/addresses.js';
 import type { Config } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
-import { Poller, type PollGroup } from './poller/poller.js';
-import { createSelfMetrics, type SelfMetrics } from './poller/self-metrics.js';
+import { PollPlan } from './poll-plan.js';
+import { Poller } from './poller/poller.js';
+import { createSelfMetrics } from './poller/self-metrics.js';
 import { listen } from './server/listener.js';
 import { createHandler } from './server/routes.js';
 import { createMetricsCache, keepWarm } from './server/scrape-cache.js';
 import { createWebServer } from './server/web-server.js';
 import { WebSettings } from './server/web-settings.js';
-import { anchoredRegex } from './sources/databases.js';
 import { DATA_METRICS } from './sources/kinds.js';
-import { entryUnits, type SourceEntry, type UnitDeps } from './sources/units.js';
-import { UpstashClient } from './upstash/client.js';
 
 /** What the composition root needs besides the configuration. */
 export interface AppOptions {
@@ -32,8 +30,11 @@ export interface App {
   /**
    * Applies a new, already validated configuration (SIGHUP): sources, credentials, intervals, HTTP
    * settings, limits and log level, and re-reads the web config file. The listen address is kept.
+   * Given a loader, reads the configuration when the reload runs (undefined: keep the running one).
+   * Reloads run one after another; one asked for while another waits to start joins it, with the
+   * latest configuration (a burst of SIGHUPs is one reload). A failed reload is logged.
    */
-  reload(next: Config): Promise<void>;
+  reload(next: Config | (() => Config | undefined)): Promise<void>;
 }
 
 /** Builds everything from a Config; nothing runs until `start()`. */
@@ -42,30 +43,20 @@ export function createApp(config: Config, options: AppOptions): App {
   const registry = new Registry();
   const metrics = createSelfMetrics(registry, { version, sharding: config.sharding });
   const series = new DataSeries(DATA_METRICS);
-  let running = config;
-  let client = createClient(config, version, metrics);
-  const discovered: UnitDeps['onDiscovered'] = (key, family, units) => poller.syncUnits(key, family, units);
-  // What the listings last said, for the life of the process (reloads included).
-  const known: UnitDeps['known'] = new Map();
-  // One poller for the life of the process: a reload reconfigures it, so no unit loses its state.
-  const poller = new Poller({
-    groups: pollGroups(config, client, { discovered, known }),
-    series,
+  const plan = new PollPlan({
+    version,
     metrics,
     logger,
+    onDiscovered: (key, family, units) => poller.syncUnits(key, family, units),
   });
-  let web: WebSettings | undefined;
-  // Units a reload adds start `pending`; the exporter stays ready meanwhile.
-  let wasReady = false;
-
+  // One poller for the life of the process: a reload reconfigures it, so no unit loses its state.
+  const poller = new Poller({ groups: plan.plan(config).groups, series, metrics, logger });
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
   const scrapeCache = createMetricsCache(series, metrics, registry);
+  let running = config;
+  let web: WebSettings | undefined;
   let stopWarming: (() => void) | undefined;
   let server: Server | undefined;
-  // Reloads run one after another, and stop() waits for the one in progress: a reload that finished
-  // after stop() would start a poller nobody stops.
-  let stopped = false;
-  let reloading: Promise<void> = Promise.resolve();
 
   const applyReload = async (next: Config): Promise<void> => {
     web?.reload();
@@ -85,14 +76,6 @@ export function createApp(config: Config, options: AppOptions): App {
       }
     }
     warnPlainHttp(next, logger);
-    wasReady ||= poller.ready;
-    // New HTTP settings take a new client; polls in flight finish on the old one, then it closes.
-    const previous = client;
-    if (!sameHttp(running.http, next.http)) client = createClient(next, version, metrics);
-    await poller.reconfigure(
-      pollGroups({ ...next, sharding: running.sharding }, client, { discovered, known }),
-    );
-    if (previous !== client) void poller.settled().then(async () => previous.close());
     running = {
       ...next,
       listenAddress: running.listenAddress,
@@ -100,15 +83,24 @@ export function createApp(config: Config, options: AppOptions): App {
       logFormat: running.logFormat,
       sharding: running.sharding,
     };
+    const { groups, retired } = plan.plan(running);
+    await poller.reconfigure(groups);
+    if (retired !== undefined) void poller.settled().then(async () => retired.close());
     logger.info({ sources: poller.unitIds.length }, 'configuration reloaded');
   };
+
+  // The one reload queue. stop() waits for the reload in progress: one that finished after stop()
+  // would start polls nobody stops.
+  let stopped = false;
+  let reloading: Promise<void> = Promise.resolve();
+  let waiting: (() => Config | undefined) | undefined;
 
   return {
     async start() {
       web = new WebSettings(config.webConfigFile, logger);
       const handler = createHandler({
         exposition: async (format, encoding) => scrapeCache.body(format, encoding),
-        ready: () => wasReady || poller.ready,
+        ready: () => poller.ready,
         sources: () => poller.status(),
         version,
         shard: `${config.sharding.shard} of ${config.sharding.total}`,
@@ -124,7 +116,7 @@ export function createApp(config: Config, options: AppOptions): App {
     },
     async stop() {
       stopped = true;
-      await reloading.catch(() => undefined);
+      await reloading;
       stopWarming?.();
       await poller.stop();
       if (server !== undefined) {
@@ -132,89 +124,25 @@ export function createApp(config: Config, options: AppOptions): App {
         server.closeAllConnections();
         await closing;
       }
-      await client.close();
+      await plan.close();
     },
     async reload(next) {
-      reloading = reloading.then(async () => (stopped ? undefined : applyReload(next)));
+      const joins = waiting !== undefined;
+      waiting = typeof next === 'function' ? next : () => next;
+      if (joins) return reloading;
+      reloading = reloading
+        .then(async () => {
+          const load = waiting;
+          waiting = undefined;
+          const loaded = stopped ? undefined : load?.();
+          if (loaded !== undefined) await applyReload(loaded);
+        })
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'reload failed');
+        });
       return reloading;
     },
   };
-}
-
-/** The Upstash client of a configuration's HTTP settings, counting its requests. */
-function createClient(config: Config, version: string, metrics: SelfMetrics): UpstashClient {
-  return new UpstashClient({
-    ...config.http,
-    userAgent: `upstash-exporter/${version} (node ${process.version})`,
-    onRequest: (api, code) => metrics.apiRequest(api, code),
-  });
-}
-
-function sameHttp(a: Config['http'], b: Config['http']): boolean {
-  return (Object.keys(a) as (keyof Config['http'])[]).every((key) => a[key] === b[key]);
-}
-
-/**
- * One poll group per config entry: its schedule and the units of its sources. A listing source's
- * news reaches the poller through `discovered` (units of a family join and leave together).
- */
-function pollGroups(
-  config: Config,
-  client: UpstashClient,
-  { discovered, known }: { discovered: UnitDeps['onDiscovered']; known: UnitDeps['known'] },
-): PollGroup[] {
-  return sourceEntries(config).map(({ schedule, entry }) => ({
-    key: entry.key,
-    cron: schedule.cron,
-    intervalMs: schedule.intervalMs,
-    units: entryUnits(entry, {
-      client,
-      limits: config.limits,
-      shard: config.sharding,
-      known,
-      onDiscovered: discovered,
-    }),
-  }));
-}
-
-/** The config's entries as the sources see them, each with its schedule. */
-function sourceEntries(config: Config) {
-  return [
-    ...config.qstash.map((account) => ({
-      schedule: account.schedule,
-      entry: {
-        key: `qstash/${account.name}`,
-        account: {
-          name: account.name,
-          baseUrl: account.url,
-          credentials: { api: 'qstash', token: account.token },
-        },
-        sources: account.sources,
-        units: { database: [], qstash_instance: [] },
-      } satisfies SourceEntry,
-    })),
-    ...config.management.map((account) => ({
-      schedule: account.schedule,
-      entry: {
-        key: `management/${account.name}`,
-        account: {
-          name: account.name,
-          baseUrl: account.url,
-          credentials: { api: 'management', email: account.email, apiKey: account.apiKey },
-        },
-        sources: account.sources,
-        units: {
-          database: account.databases ?? 'discovered',
-          qstash_instance: account.sources.includes('qstash_stats') ? 'discovered' : [],
-        },
-        databases: {
-          ids: account.databases,
-          include: account.include.map(anchoredRegex),
-          exclude: account.exclude.map(anchoredRegex),
-        },
-      } satisfies SourceEntry,
-    })),
-  ];
 }
 
 /** Warns when a credential would cross the network unencrypted. */

@@ -140,40 +140,27 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
     return EXIT_FATAL;
   }
 
-  // SIGHUP: re-read the configuration, secrets and web config; a configuration that does not
-  // validate is reported and the running one kept. Reloads run one after the other, and a burst of
-  // signals while one waits to run is one reload: it will read the latest files anyway.
-  let reloading = Promise.resolve();
-  let reloadQueued = false;
+  // SIGHUP: re-read the configuration, secrets and web config when the reload runs (app.reload
+  // queues it); a configuration that does not validate is reported and the running one kept.
   signals.onHangup(() => {
-    if (reloadQueued) return;
-    reloadQueued = true;
-    reloading = reloading
-      .then(async () => {
-        reloadQueued = false;
-        logger.info('SIGHUP: reloading the configuration');
-        let next: Config;
-        try {
-          next =
-            simulator === undefined ? loadConfig({ configFile, env: process.env, flags: overrides }) : config;
-        } catch (error) {
-          if (!(error instanceof ConfigError)) throw error;
-          logger.error(
-            { problems: error.problems.map(formatProblem) },
-            'configuration invalid; keeping the running one',
-          );
-          return;
-        }
-        await app.reload(next);
-      })
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'reload failed');
-      });
+    void app.reload(() => {
+      logger.info('SIGHUP: reloading the configuration');
+      if (simulator !== undefined) return config;
+      try {
+        return loadConfig({ configFile, env: process.env, flags: overrides });
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        logger.error(
+          { problems: error.problems.map(formatProblem) },
+          'configuration invalid; keeping the running one',
+        );
+        return undefined;
+      }
+    });
   });
 
   const signal = await signals.shutdown;
   logger.info({ signal }, 'shutting down');
-  await reloading;
   await app.stop();
   await simulator?.stop();
   logger.info('stopped');

@@ -1,5 +1,8 @@
+import { SOURCE_NAMES, type Limits, type Sharding, type SourceName } from '../vocabulary.js';
 import type { Secret } from './secret.js';
 import type { Schedule } from './schedule.js';
+
+export type { Limits, Sharding };
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -8,20 +11,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['json', 'text'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** Which of `total` processes sharing the configuration this one is (0-based `shard`). */
-export interface Sharding {
-  readonly shard: number;
-  readonly total: number;
-}
-
-export const QSTASH_SOURCES = [
-  'flow_control',
-  'url_groups',
-  'queues',
-  'schedules',
-  'global_parallelism',
-] as const;
-export type QstashSourceName = (typeof QSTASH_SOURCES)[number];
+/** The QStash sources a `qstash` entry may list (all by default). */
+export const QSTASH_SOURCES = SOURCE_NAMES.qstash;
+export type QstashSourceName = SourceName<'qstash'>;
 
 /** One QStash token: the QStash sources of one account (tokens are per region). */
 export interface QstashAccount {
@@ -33,8 +25,9 @@ export interface QstashAccount {
   readonly sources: readonly QstashSourceName[];
 }
 
-export const MANAGEMENT_SOURCES = ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'] as const;
-export type ManagementSourceName = (typeof MANAGEMENT_SOURCES)[number];
+/** The management API sources a `management` entry may list (all by default). */
+export const MANAGEMENT_SOURCES = SOURCE_NAMES.management;
+export type ManagementSourceName = SourceName<'management'>;
 
 /** One management API key: its Redis databases (listed, or discovered) and their stats. */
 export interface ManagementAccount {
@@ -60,15 +53,6 @@ export interface HttpSettings {
   readonly concurrency: number;
   /** A response body larger than this fails as `invalid_response`, unread. */
   readonly maxBodyBytes: number;
-}
-
-/** Caps on series per account. */
-export interface Limits {
-  readonly maxFlowControlKeys: number;
-  readonly maxUrlGroups: number;
-  readonly maxCommandsPerDatabase: number;
-  readonly maxQueues: number;
-  readonly maxSchedules: number;
 }
 
 /** The validated configuration the whole program runs on. */

@@ -1,12 +1,7 @@
 import { Counter, Gauge, collectDefaultMetrics, type Registry } from 'prom-client';
 import { MAX_LABEL_VALUE_LENGTH } from '../metrics/label-limit.js';
 import { UPSTASH_FAILURE_REASONS } from '../upstash/errors.js';
-
-/** The labels of every health series: which unit of which source of which account. */
-export const SOURCE_LABELS = ['source', 'account', 'database_id', 'qstash_id'] as const;
-
-/** Which polled unit a health metric speaks of; a unit label that does not apply is empty. */
-export type SourceLabels = Readonly<Record<(typeof SOURCE_LABELS)[number], string>>;
+import { HEALTH_LABELS, type UnitLabels } from '../vocabulary.js';
 
 /**
  * Why a poll failed: Upstash's reasons, and `internal` for a fault of the exporter itself (a bug of
@@ -25,18 +20,18 @@ const DROPPED_DEFAULTS = [
 /** The exporter's metrics about itself, recorded by the poller and the HTTP client. */
 export interface SelfMetrics {
   /** Creates a source's counters at zero, so `increase()` sees its first failure. */
-  declareSource(labels: SourceLabels): void;
-  pollStarted(labels: SourceLabels): void;
-  pollSucceeded(labels: SourceLabels, durationSeconds: number, atSeconds: number): void;
-  pollFailed(labels: SourceLabels, reason: FailureReason, durationSeconds: number): void;
-  pollSkipped(labels: SourceLabels): void;
+  declareSource(labels: UnitLabels): void;
+  pollStarted(labels: UnitLabels): void;
+  pollSucceeded(labels: UnitLabels, durationSeconds: number, atSeconds: number): void;
+  pollFailed(labels: UnitLabels, reason: FailureReason, durationSeconds: number): void;
+  pollSkipped(labels: UnitLabels): void;
   apiRequest(api: string, code: string): void;
   /** Counts one upstream field skipped alone for its wrong type. */
-  fieldRejected(labels: SourceLabels, field: string): void;
+  fieldRejected(labels: UnitLabels, field: string): void;
   /** Counts label values of the source's latest poll that were cut to the length cap. */
-  labelValuesTruncated(labels: SourceLabels, count: number): void;
+  labelValuesTruncated(labels: UnitLabels, count: number): void;
   /** Removes every health series of a source that is no longer configured. */
-  forgetSource(labels: SourceLabels): void;
+  forgetSource(labels: UnitLabels): void;
   /** Moves on every change recorded through this interface (the exposition cache keys on it). */
   readonly version: number;
 }
@@ -50,37 +45,37 @@ export function createSelfMetrics(
   const up = new Gauge({
     name: 'upstash_up',
     help: 'Whether the last poll of the source succeeded (1) or failed (0).',
-    labelNames: SOURCE_LABELS,
+    labelNames: HEALTH_LABELS,
     registers,
   });
   const lastSuccess = new Gauge({
     name: 'upstash_exporter_last_success_timestamp_seconds',
     help: 'When the source was last polled successfully (Unix time in seconds).',
-    labelNames: SOURCE_LABELS,
+    labelNames: HEALTH_LABELS,
     registers,
   });
   const duration = new Gauge({
     name: 'upstash_exporter_poll_duration_seconds',
     help: 'How long the last poll of the source took, retries included (seconds).',
-    labelNames: SOURCE_LABELS,
+    labelNames: HEALTH_LABELS,
     registers,
   });
   const polls = new Counter({
     name: 'upstash_exporter_polls_total',
     help: 'Polls of the source started (count).',
-    labelNames: SOURCE_LABELS,
+    labelNames: HEALTH_LABELS,
     registers,
   });
   const failures = new Counter({
     name: 'upstash_exporter_poll_failures_total',
     help: 'Failed polls of the source, by reason (count).',
-    labelNames: [...SOURCE_LABELS, 'reason'],
+    labelNames: [...HEALTH_LABELS, 'reason'],
     registers,
   });
   const skipped = new Counter({
     name: 'upstash_exporter_polls_skipped_total',
     help: 'Scheduled polls of the source skipped because the previous one was still running or Upstash asked us to wait (count).',
-    labelNames: SOURCE_LABELS,
+    labelNames: HEALTH_LABELS,
     registers,
   });
   const requests = new Counter({
@@ -109,20 +104,19 @@ export function createSelfMetrics(
   const truncated = new Counter({
     name: 'upstash_exporter_label_values_truncated_total',
     help: `Label values of polled series rewritten to a head, "~" and a hash of the whole value: cut to ${MAX_LABEL_VALUE_LENGTH} characters, or repaired (invalid UTF-16), counted once per value and poll (count).`,
-    labelNames: SOURCE_LABELS,
+    labelNames: HEALTH_LABELS,
     registers,
   });
 
   const rejected = new Counter({
     name: 'upstash_exporter_fields_rejected_total',
     help: "Upstream fields skipped alone because their value had the wrong type, by field (Upstash's name); the rest of the source still exports (count).",
-    labelNames: [...SOURCE_LABELS, 'field'],
+    labelNames: [...HEALTH_LABELS, 'field'],
     registers,
   });
   // The fields each source has had rejected, so that forgetting the source can remove them all.
   const rejectedFields = new Map<string, Set<string>>();
-  const sourceKey = (labels: SourceLabels): string =>
-    SOURCE_LABELS.map((name) => labels[name]).join('\u0000');
+  const sourceKey = (labels: UnitLabels): string => HEALTH_LABELS.map((name) => labels[name]).join('\u0000');
 
   collectDefaultMetrics({ register: registry });
   for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);

@@ -1,11 +1,8 @@
+import { HEALTH_LABELS, type UnitLabels } from '../vocabulary.js';
+
 /** A row of the landing page's source table. */
 export interface SourceRow {
-  readonly labels: {
-    readonly source: string;
-    readonly account: string;
-    readonly database_id: string;
-    readonly qstash_id: string;
-  };
+  readonly labels: UnitLabels;
   readonly outcome: string;
   readonly lastPollAt: number | undefined;
   readonly lastSuccessAt: number | undefined;
@@ -18,10 +15,7 @@ export function landingPage(version: string, shard: string, sources: readonly So
     .map((s) => {
       const outcome = s.stale ? `${s.outcome} (stale: series dropped)` : s.outcome;
       const cells = [
-        s.labels.source,
-        s.labels.account,
-        s.labels.database_id,
-        s.labels.qstash_id,
+        ...HEALTH_LABELS.map((name) => s.labels[name]),
         outcome,
         time(s.lastPollAt),
         time(s.lastSuccessAt),
@@ -44,7 +38,7 @@ export function landingPage(version: string, shard: string, sources: readonly So
 </ul>
 <h2>Sources</h2>
 <table>
-<tr><th>source</th><th>account</th><th>database_id</th><th>qstash_id</th><th>last outcome</th><th>last poll</th><th>last success</th></tr>
+<tr>${[...HEALTH_LABELS, 'last outcome', 'last poll', 'last success'].map((name) => `<th>${name}</th>`).join('')}</tr>
 ${rows}
 </table>
 </body>

@@ -1,4 +1,5 @@
 import type { DataMetric } from '../metrics/catalogue.js';
+import type { SourceName } from '../vocabulary.js';
 import { databases } from './databases.js';
 import { flowControl } from './flow-control.js';
 import { globalParallelism } from './global-parallelism.js';
@@ -10,7 +11,10 @@ import { schedules } from './schedules.js';
 import type { SourceKind } from './source.js';
 import { urlGroups } from './url-groups.js';
 
-/** Every kind of source, in the order their families are exposed. Adding a source: one line here. */
+/**
+ * Every kind of source, in the order their families are exposed. Adding a source: one line here,
+ * and its name in SOURCE_NAMES (src/vocabulary.ts), under the API whose entries list it.
+ */
 export const SOURCE_KINDS = [
   flowControl,
   urlGroups,
@@ -23,8 +27,13 @@ export const SOURCE_KINDS = [
   qstashStats,
 ] as const;
 
-/** The name of a source kind: the `source` label and the name under `sources:` in the config. */
-export type SourceName = (typeof SOURCE_KINDS)[number]['name'];
+/**
+ * Type-checks only while every name of SOURCE_NAMES has its source kind above: a name the config
+ * accepts that nothing polls would be silently unconfigurable. (A kind whose name is not in
+ * SOURCE_NAMES fails SourceKind's own type.)
+ */
+export type EveryNamePolled = NeverOr<Exclude<SourceName, (typeof SOURCE_KINDS)[number]['name']>>;
+type NeverOr<Unpolled extends never> = Unpolled;
 
 /** The kind of source called `name`. */
 export function sourceKind(name: SourceName): SourceKind {

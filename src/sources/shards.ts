@@ -1,8 +1,4 @@
-/** Which of `total` processes sharing one configuration this is (0-based `shard`). */
-export interface Shard {
-  readonly shard: number;
-  readonly total: number;
-}
+import type { Sharding } from '../vocabulary.js';
 
 /** FNV-1a, 32-bit, of the UTF-8 bytes of `text`: the shard hash of the contract (section 7). */
 export function fnv1a32(text: string): number {
@@ -16,6 +12,6 @@ export function fnv1a32(text: string): number {
 }
 
 /** Whether this shard polls and exports the unit `id` (`<source>/<account>/<id>`). */
-export function ownsUnit(id: string, shard: Shard): boolean {
+export function ownsUnit(id: string, shard: Sharding): boolean {
   return shard.total <= 1 || fnv1a32(id) % shard.total === shard.shard;
 }

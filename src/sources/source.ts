@@ -1,6 +1,6 @@
 import type { DataMetric } from '../metrics/catalogue.js';
-import type { Sample } from '../metrics/sample.js';
 import type { Credentials, UpstashClient } from '../upstash/client.js';
+import type { ApiOf, Limits, PerIdUnit, PollResult, SourceName, UnitKind } from '../vocabulary.js';
 
 /** An account as the sources see it: where its API is and who we are to it. */
 export interface SourceAccount {
@@ -9,15 +9,6 @@ export interface SourceAccount {
   /** Base URL without a trailing slash. */
   readonly baseUrl: string;
   readonly credentials: Credentials;
-}
-
-/** Caps on the series a source exports per account (the config's `limits`). */
-export interface SourceLimits {
-  readonly maxFlowControlKeys: number;
-  readonly maxUrlGroups: number;
-  readonly maxCommandsPerDatabase: number;
-  readonly maxQueues: number;
-  readonly maxSchedules: number;
 }
 
 /**
@@ -37,7 +28,7 @@ export interface PollRequest {
   readonly account: SourceAccount;
   /** The unit polled: '' for a source polled once per account, else its ID (a database ID). */
   readonly unit: string;
-  readonly limits: SourceLimits;
+  readonly limits: Limits;
   /** The databases the entry polls (listing sources only need it); every one when absent. */
   readonly databases?: DatabaseSelection;
   /** Aborts the poll (shutdown, or the unit went away). */
@@ -46,41 +37,27 @@ export interface PollRequest {
   readonly deadline: number;
 }
 
-/**
- * What one unit of a source is, and which health label names it: a source is polled once per
- * account, once per database of the account, or once per QStash instance of the account.
- */
-export const UNIT_KINDS = {
-  account: undefined,
-  database: 'database_id',
-  qstash_instance: 'qstash_id',
-} as const;
-export type UnitKind = keyof typeof UNIT_KINDS;
-
-/** What one poll of a source brought. */
-export interface SourceResult {
-  readonly samples: Sample[];
-  /** Upstream fields skipped alone for their wrong type (stats tolerance); Upstash's names. */
-  readonly rejectedFields?: readonly string[];
+/** What one poll of a source brought: samples and rejected fields, and a listing's news. */
+export interface SourceResult extends Omit<PollResult, 'onRecorded'> {
   /**
    * A listing's news (`databases`, `qstash_users`): the IDs the account has now, for the sources
    * polled per such unit. Only a successful listing says it; while it fails, the last set stays.
    */
-  readonly discovered?: { readonly unit: Exclude<UnitKind, 'account'>; readonly ids: readonly string[] };
+  readonly discovered?: { readonly unit: PerIdUnit; readonly ids: readonly string[] };
 }
 
 /**
  * One Upstash source: what it polls (an endpoint module of src/upstash), per which unit, and how the
  * answer becomes samples. The poller times, counts and schedules it; nothing else knows its details.
  */
-export interface SourceKind<Name extends string = string> {
-  /** The `source` label, and the name under `sources:` in the config. */
+export interface SourceKind<Name extends SourceName = SourceName> {
+  /** The `source` label, and the name under `sources:` in the config (src/vocabulary.ts). */
   readonly name: Name;
-  /** Whose credentials it polls with. */
-  readonly api: Credentials['api'];
+  /** Whose credentials it polls with: the API whose config entries list it. */
+  readonly api: ApiOf<Name>;
   readonly per: UnitKind;
   /** For a listing: the unit kind whose IDs it discovers (its result's `discovered`). */
-  readonly lists?: Exclude<UnitKind, 'account'>;
+  readonly lists?: PerIdUnit;
   /** Every family it may fill, in exposition order. */
   readonly metrics: readonly DataMetric[];
   poll(request: PollRequest): Promise<SourceResult>;

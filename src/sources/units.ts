@@ -1,18 +1,15 @@
-import type { UpstashClient } from '../upstash/client.js';
-import { sourceKind, type SourceName } from './kinds.js';
-import { ownsUnit, type Shard } from './shards.js';
+import { isPathSegment, type UpstashClient } from '../upstash/client.js';
 import {
-  UNIT_KINDS,
-  type DatabaseSelection,
-  type SourceAccount,
-  type SourceKind,
-  type SourceLimits,
-  type SourceResult,
-  type UnitKind,
-} from './source.js';
-
-/** The unit kinds polled per ID (not once per account). */
-export type PerIdUnit = Exclude<UnitKind, 'account'>;
+  unitLabels,
+  type Limits,
+  type PerIdUnit,
+  type PollUnit,
+  type Sharding,
+  type SourceName,
+} from '../vocabulary.js';
+import { sourceKind } from './kinds.js';
+import { ownsUnit } from './shards.js';
+import type { DatabaseSelection, SourceAccount, SourceKind, SourceResult } from './source.js';
 
 /** One config entry as the sources see it: an account, the sources it enables, and their units. */
 export interface SourceEntry {
@@ -21,39 +18,19 @@ export interface SourceEntry {
   readonly account: SourceAccount;
   readonly sources: readonly SourceName[];
   /**
-   * The IDs of the entry's per-ID sources, by unit kind: a configured list, or `discovered` when a
-   * listing source of the entry says which there are (they join and leave as it polls).
+   * The configured IDs of the entry's per-ID sources, by unit kind. A kind without them takes its
+   * IDs from the entry's listing of that kind: they join and leave as it polls.
    */
-  readonly units: Readonly<Record<PerIdUnit, readonly string[] | 'discovered'>>;
+  readonly ids?: Readonly<Partial<Record<PerIdUnit, readonly string[]>>>;
   /** Which listed databases the entry polls (management entries); all when absent. */
   readonly databases?: DatabaseSelection;
-}
-
-/** The labels of a unit's health series; a unit label that does not apply is empty. */
-export type UnitLabels = { readonly source: string; readonly account: string } & Readonly<
-  Record<NonNullable<(typeof UNIT_KINDS)[UnitKind]>, string>
->;
-
-/** One polled unit: a source of an account, or a source of one database (or instance) of it. */
-export interface SourceUnit {
-  /** `<source>/<account>/<id>`, the id empty for account-wide sources: stable and unique. */
-  readonly id: string;
-  readonly labels: UnitLabels;
-  /** For per-ID units, `<source>/<account>`: spread over the interval, replaced together. */
-  readonly family?: string;
-  /**
-   * Polled by this shard only to learn the units it owns (a listing owned by another shard): it
-   * exports nothing and reports no health of its own.
-   */
-  readonly silent?: boolean;
-  poll(context: { readonly signal: AbortSignal; readonly deadline: number }): Promise<SourceResult>;
 }
 
 /** What every unit's poll shares. */
 export interface UnitDeps {
   readonly client: UpstashClient;
-  readonly limits: SourceLimits;
-  readonly shard: Shard;
+  readonly limits: Limits;
+  readonly shard: Sharding;
   /**
    * The IDs each entry's listings last reported, by `<entry key>/<unit kind>`; it outlives reloads,
    * so that a reload rebuilds the discovered units (with its new client) instead of dropping them
@@ -61,14 +38,20 @@ export interface UnitDeps {
    */
   readonly known: Map<string, readonly string[]>;
   /** A listing learnt an entry's IDs: `units` are now the whole family `family` of group `key`. */
-  readonly onDiscovered: (key: string, family: string, units: readonly SourceUnit[]) => void;
+  readonly onDiscovered: (key: string, family: string, units: readonly PollUnit[]) => void;
+  /**
+   * The IDs of `unit` kind that entry `key` names now and that cannot be polled (no URL can carry
+   * them): all of them, each time, so that the caller can say so once per ID, not once per poll.
+   */
+  readonly onUnpollable: (key: string, unit: PerIdUnit, ids: readonly string[]) => void;
 }
 
 /**
- * The units this shard polls for an entry from the start: its own account-wide and listed per-ID
- * units, and the listings of other shards whose news it needs to learn the units it owns.
+ * The units this shard polls for an entry from the start: its own account-wide and per-ID units
+ * (configured, or as its listings last said), and the listings of other shards whose news it needs
+ * to learn the units it owns.
  */
-export function entryUnits(entry: SourceEntry, deps: UnitDeps): SourceUnit[] {
+export function entryUnits(entry: SourceEntry, deps: UnitDeps): PollUnit[] {
   return entry.sources.flatMap((name) => {
     const kind = sourceKind(name);
     if (kind.per === 'account') {
@@ -78,28 +61,34 @@ export function entryUnits(entry: SourceEntry, deps: UnitDeps): SourceUnit[] {
         ? [{ ...unit, silent: true }]
         : [];
     }
-    const listed = entry.units[kind.per];
-    const ids = listed === 'discovered' ? (deps.known.get(`${entry.key}/${kind.per}`) ?? []) : listed;
-    return ids.map((id) => sourceUnit(entry, kind, id, deps)).filter((unit) => ownsUnit(unit.id, deps.shard));
+    const configured = entry.ids?.[kind.per];
+    const ids =
+      configured === undefined
+        ? (deps.known.get(`${entry.key}/${kind.per}`) ?? [])
+        : pollable(entry, kind.per, configured, deps);
+    return ownUnits(entry, kind, ids, deps);
   });
 }
 
 /** Whether a per-ID source of the entry takes its IDs from the listing of `unit`. */
 function waitsForListing(entry: SourceEntry, unit: PerIdUnit): boolean {
-  return entry.units[unit] === 'discovered' && entry.sources.some((name) => sourceKind(name).per === unit);
+  return entry.ids?.[unit] === undefined && entry.sources.some((name) => sourceKind(name).per === unit);
+}
+
+/** The units of `kind` for `ids` that this shard owns. */
+function ownUnits(entry: SourceEntry, kind: SourceKind, ids: readonly string[], deps: UnitDeps): PollUnit[] {
+  return ids.map((id) => sourceUnit(entry, kind, id, deps)).filter((unit) => ownsUnit(unit.id, deps.shard));
 }
 
 /** The unit of `kind` for `id` (a database or instance ID, or '' for an account-wide source). */
-function sourceUnit(entry: SourceEntry, kind: SourceKind, id: string, deps: UnitDeps): SourceUnit {
+function sourceUnit(entry: SourceEntry, kind: SourceKind, id: string, deps: UnitDeps): PollUnit {
   const { account } = entry;
-  const unitLabel = UNIT_KINDS[kind.per];
-  const labels: UnitLabels = { source: kind.name, account: account.name, database_id: '', qstash_id: '' };
   return {
     id: `${kind.name}/${account.name}/${id}`,
-    labels: unitLabel === undefined ? labels : { ...labels, [unitLabel]: id },
-    ...(kind.per !== 'account' && { family: `${kind.name}/${account.name}` }),
+    labels: unitLabels(kind.name, account.name, kind.per, id),
+    ...(kind.per !== 'account' && { family: familyOf(entry, kind) }),
     poll: async ({ signal, deadline }) => {
-      const result = await kind.poll({
+      const { discovered, ...result } = await kind.poll({
         ...deps,
         account,
         unit: id,
@@ -107,22 +96,40 @@ function sourceUnit(entry: SourceEntry, kind: SourceKind, id: string, deps: Unit
         deadline,
         ...(entry.databases !== undefined && { databases: entry.databases }),
       });
-      if (result.discovered !== undefined) discovered(entry, result.discovered, deps);
-      return result;
+      // The news is applied once the poller has recorded the listing, and only if no reload has
+      // replaced this unit meanwhile: `deps` and `entry` are then the configuration in force.
+      return discovered === undefined
+        ? result
+        : { ...result, onRecorded: () => learn(entry, discovered, deps) };
     },
   };
 }
 
+/** Per-ID units of one source of one account: spread over the interval, replaced together. */
+function familyOf(entry: SourceEntry, kind: SourceKind): string {
+  return `${kind.name}/${entry.account.name}`;
+}
+
 /** Hands a listing's IDs to every per-ID source of the entry that waits for them. */
-function discovered(entry: SourceEntry, news: NonNullable<SourceResult['discovered']>, deps: UnitDeps): void {
-  if (entry.units[news.unit] !== 'discovered') return;
-  deps.known.set(`${entry.key}/${news.unit}`, news.ids);
+function learn(entry: SourceEntry, news: NonNullable<SourceResult['discovered']>, deps: UnitDeps): void {
+  if (entry.ids?.[news.unit] !== undefined) return;
+  const ids = pollable(entry, news.unit, news.ids, deps);
+  deps.known.set(`${entry.key}/${news.unit}`, ids);
   for (const name of entry.sources) {
     const kind = sourceKind(name);
-    if (kind.per !== news.unit) continue;
-    const units = news.ids
-      .map((id) => sourceUnit(entry, kind, id, deps))
-      .filter((unit) => ownsUnit(unit.id, deps.shard));
-    deps.onDiscovered(entry.key, `${kind.name}/${entry.account.name}`, units);
+    if (kind.per === news.unit)
+      deps.onDiscovered(entry.key, familyOf(entry, kind), ownUnits(entry, kind, ids, deps));
   }
+}
+
+/** The IDs a URL can carry; the others are reported, and get no unit. */
+function pollable(
+  entry: SourceEntry,
+  unit: PerIdUnit,
+  ids: readonly string[],
+  deps: UnitDeps,
+): readonly string[] {
+  const unpollable = ids.filter((id) => !isPathSegment(id));
+  deps.onUnpollable(entry.key, unit, unpollable);
+  return unpollable.length === 0 ? ids : ids.filter(isPathSegment);
 }

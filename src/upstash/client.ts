@@ -295,6 +295,19 @@ export function pathSegment(id: string): string {
   return id === '.' || id === '..' ? id.replace(/\./g, '%2E') : encodeURIComponent(id);
 }
 
+/**
+ * Whether `id` can be a path segment at all: {@link pathSegment} refuses lone UTF-16 surrogates,
+ * which have no UTF-8 spelling. A listing that names such a unit cannot have it polled.
+ */
+export function isPathSegment(id: string): boolean {
+  try {
+    pathSegment(id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const text = header(value)?.trim();

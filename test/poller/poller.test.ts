@@ -4,11 +4,12 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataSeries } from '../../src/metrics/data-series.js';
 import { renderRegistry } from '../../src/metrics/exposition.js';
-import { Poller, type PollContext, type PollGroup, type PollUnit } from '../../src/poller/poller.js';
+import { Poller, type PollGroup } from '../../src/poller/poller.js';
 import { createSelfMetrics } from '../../src/poller/self-metrics.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { AbortedError, HttpStatusError, InvalidResponseError } from '../../src/upstash/errors.js';
+import type { PollContext, PollUnit } from '../../src/vocabulary.js';
 
 const EVERY_SECOND = '* * * * * *';
 const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };

@@ -11,7 +11,7 @@ const entry = (databases: readonly string[] | 'discovered'): SourceEntry => ({
     credentials: { api: 'management', email: 'ops@example.com', apiKey: { reveal: () => 'k' } },
   },
   sources: ['redis_stats'],
-  units: { database: databases, qstash_instance: [] },
+  ...(databases !== 'discovered' && { ids: { database: databases } }),
 });
 const deps = (known = new Map<string, readonly string[]>(), shard = { shard: 0, total: 1 }): UnitDeps => ({
   client,
@@ -25,6 +25,7 @@ const deps = (known = new Map<string, readonly string[]>(), shard = { shard: 0, 
   shard,
   known,
   onDiscovered: () => undefined,
+  onUnpollable: () => undefined,
 });
 
 describe('entryUnits', () => {

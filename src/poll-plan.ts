@@ -1,0 +1,135 @@
+import type { Logger } from 'pino';
+import type { Schedule } from './config/schedule.js';
+import type { Config, ManagementAccount, QstashAccount } from './config/types.js';
+import type { PollGroup } from './poller/poller.js';
+import type { SelfMetrics } from './poller/self-metrics.js';
+import { anchoredRegex } from './sources/databases.js';
+import { entryUnits, type SourceEntry, type UnitDeps } from './sources/units.js';
+import { UpstashClient, type Credentials } from './upstash/client.js';
+import type { PerIdUnit } from './vocabulary.js';
+
+/** What the poll plan needs besides each configuration. */
+export interface PollPlanOptions {
+  readonly version: string;
+  /** Counts the client's requests. */
+  readonly metrics: SelfMetrics;
+  readonly logger: Logger;
+  /** Where a listing's units go (the poller's syncUnits): they are the whole family now. */
+  readonly onDiscovered: UnitDeps['onDiscovered'];
+}
+
+/** The groups of one configuration, and the client of the previous one if this one needs another. */
+export interface Plan {
+  readonly groups: PollGroup[];
+  /** Close it once the polls in flight on it are over. */
+  readonly retired: UpstashClient | undefined;
+}
+
+/**
+ * Maps a configuration to the poller's groups, and keeps what must outlive a reload: the Upstash
+ * client (kept while the HTTP settings are), the IDs the listings last said, and which listed IDs
+ * were already reported as impossible to poll.
+ */
+export class PollPlan {
+  readonly #options: PollPlanOptions;
+  #client: UpstashClient | undefined;
+  #http: Config['http'] | undefined;
+  /** What the listings last said, for the life of the process (reloads included). */
+  readonly #known = new Map<string, readonly string[]>();
+  readonly #unpollable = new Map<string, ReadonlySet<string>>();
+
+  constructor(options: PollPlanOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * One poll group per config entry: its schedule and the units of its sources. New HTTP settings
+   * take a new client; polls in flight finish on the old one, which the caller closes after them.
+   */
+  plan(config: Config): Plan {
+    const previous = this.#client;
+    const client =
+      previous !== undefined && this.#http !== undefined && sameHttp(this.#http, config.http)
+        ? previous
+        : this.#createClient(config);
+    this.#client = client;
+    this.#http = config.http;
+    const deps: UnitDeps = {
+      client,
+      limits: config.limits,
+      shard: config.sharding,
+      known: this.#known,
+      onDiscovered: this.#options.onDiscovered,
+      onUnpollable: (key, unit, ids) => this.#reportUnpollable(key, unit, ids),
+    };
+    const groups = sourceEntries(config).map(({ schedule, entry }) => ({
+      key: entry.key,
+      cron: schedule.cron,
+      intervalMs: schedule.intervalMs,
+      units: entryUnits(entry, deps),
+    }));
+    return { groups, retired: previous === client ? undefined : previous };
+  }
+
+  /** Closes the Upstash sockets. */
+  async close(): Promise<void> {
+    await this.#client?.close();
+  }
+
+  #createClient(config: Config): UpstashClient {
+    const { version, metrics } = this.#options;
+    return new UpstashClient({
+      ...config.http,
+      userAgent: `upstash-exporter/${version} (node ${process.version})`,
+      onRequest: (api, code) => metrics.apiRequest(api, code),
+    });
+  }
+
+  /** An ID no URL can carry is the listing's problem: said once while it is listed, not per poll. */
+  #reportUnpollable(key: string, unit: PerIdUnit, ids: readonly string[]): void {
+    const where = `${key}/${unit}`;
+    const reported = this.#unpollable.get(where);
+    for (const id of ids) {
+      if (reported?.has(id) !== true)
+        this.#options.logger.warn({ entry: key, unit, id }, 'ID cannot be put in a URL; not polled');
+    }
+    if (ids.length === 0) this.#unpollable.delete(where);
+    else this.#unpollable.set(where, new Set(ids));
+  }
+}
+
+function sameHttp(a: Config['http'], b: Config['http']): boolean {
+  return (Object.keys(a) as (keyof Config['http'])[]).every((key) => a[key] === b[key]);
+}
+
+/** The config's entries as the sources see them, each with its schedule. */
+function sourceEntries(config: Config): { schedule: Schedule; entry: SourceEntry }[] {
+  return [
+    ...config.qstash.map((account) => ({
+      schedule: account.schedule,
+      entry: entryOf(account, { api: 'qstash', token: account.token }),
+    })),
+    ...config.management.map((account) => ({
+      schedule: account.schedule,
+      entry: {
+        ...entryOf(account, { api: 'management', email: account.email, apiKey: account.apiKey }),
+        // Without configured IDs, each per-ID source takes its IDs from the account's listing.
+        ids: account.databases === undefined ? {} : { database: account.databases },
+        databases: {
+          ids: account.databases,
+          include: account.include.map(anchoredRegex),
+          exclude: account.exclude.map(anchoredRegex),
+        },
+      },
+    })),
+  ];
+}
+
+/** An account's entry, keyed `<api>/<name>`: unique, since names are unique per API. */
+function entryOf(account: QstashAccount | ManagementAccount, credentials: Credentials): SourceEntry {
+  return {
+    key: `${credentials.api}/${account.name}`,
+    account: { name: account.name, baseUrl: account.url, credentials },
+    sources: account.sources,
+  };
+}

@@ -1,0 +1,30 @@
+import type { PollerEnv, UnitState } from './unit-state.js';
+
+/** A unit's values outlive failures for this many intervals after its last success. */
+export const STALE_AFTER_INTERVALS = 3;
+
+// setTimeout cannot wait longer than 2^31-1 ms (~24.8 days); daily schedules need more.
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** Drops the unit's series when no success comes within the staleness window. */
+export function armStaleness(state: UnitState, env: PollerEnv): void {
+  clearTimeout(state.staleTimer);
+  const window = STALE_AFTER_INTERVALS * state.group.group.intervalMs;
+  const dropAt = (state.lastSuccessAt ?? env.now()) + window;
+  const check = (): void => {
+    const remaining = dropAt - env.now();
+    if (remaining > 0) {
+      state.staleTimer = setTimeout(check, Math.min(remaining, MAX_TIMEOUT_MS));
+      state.staleTimer.unref();
+      return;
+    }
+    // Already gone (a reload re-armed the clock of a unit that was stale before it): said once.
+    if (!env.series.has(state.unit.id)) return;
+    env.series.drop(state.unit.id);
+    env.logger.warn(
+      { ...state.labels, since: new Date(state.lastSuccessAt ?? 0).toISOString() },
+      'series dropped: no successful poll for 3 intervals',
+    );
+  };
+  check();
+}
