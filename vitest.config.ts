@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { ciReporters } from './test/ci-reporters.js';
 
@@ -13,5 +14,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     // e2e tests start processes and ports; two cores, so keep the pool small.
     maxWorkers: 2,
+    // The poll worker thread runs our TypeScript sources too (test/helpers/ts-hooks.mjs).
+    execArgv: ['--import', fileURLToPath(new URL('./test/helpers/register-ts.mjs', import.meta.url))],
   },
 });

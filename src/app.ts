@@ -4,24 +4,26 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { plainHttpAccounts } from './config/addresses.js';
 import type { Config } from './config/types.js';
-import { DataSeries } from './metrics/data-series.js';
-import { PollPlan } from './poll-plan.js';
-import { Poller } from './poller/poller.js';
-import { createSelfMetrics } from './poller/self-metrics.js';
+import { registerProcessMetrics } from './metrics/process-metrics.js';
+import { PollThread } from './poll-thread.js';
 import { listen } from './server/listener.js';
 import { createHandler } from './server/routes.js';
 import { createMetricsCache, keepWarm } from './server/scrape-cache.js';
 import { createWebServer } from './server/web-server.js';
 import { WebSettings } from './server/web-settings.js';
-import { DATA_METRICS } from './sources/kinds.js';
 
 /** What the composition root needs besides the configuration. */
 export interface AppOptions {
   readonly logger: Logger;
   readonly version: string;
+  /** The poll worker's entry module; by default the one built beside app.js (poll-worker.js). */
+  readonly pollWorker?: URL;
 }
 
-/** A running exporter: poller, client and HTTP server, built from one Config. */
+/**
+ * A running exporter, built from one Config: the HTTP server on this thread, and the poll worker
+ * (poller, Upstash client, parsing and rendering) on a thread of its own.
+ */
 export interface App {
   /** Starts polling and listening; resolves with the bound address. */
   start(): Promise<AddressInfo>;
@@ -40,19 +42,16 @@ export interface App {
 /** Builds everything from a Config; nothing runs until `start()`. */
 export function createApp(config: Config, options: AppOptions): App {
   const { logger, version } = options;
+  // This thread's registry holds the process metrics; the poll worker renders the rest.
   const registry = new Registry();
-  const metrics = createSelfMetrics(registry, { version, sharding: config.sharding });
-  const series = new DataSeries(DATA_METRICS);
-  const plan = new PollPlan({
-    version,
-    metrics,
+  registerProcessMetrics(registry);
+  const polling = new PollThread(config, {
     logger,
-    onDiscovered: (key, family, units) => poller.syncUnits(key, family, units),
+    version,
+    ...(options.pollWorker !== undefined && { entry: options.pollWorker }),
   });
-  // One poller for the life of the process: a reload reconfigures it, so no unit loses its state.
-  const poller = new Poller({ groups: plan.plan(config).groups, series, metrics, logger });
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
-  const scrapeCache = createMetricsCache(series, metrics, registry);
+  const scrapeCache = createMetricsCache(polling, registry);
   let running = config;
   let web: WebSettings | undefined;
   let stopWarming: (() => void) | undefined;
@@ -83,10 +82,8 @@ export function createApp(config: Config, options: AppOptions): App {
       logFormat: running.logFormat,
       sharding: running.sharding,
     };
-    const { groups, retired } = plan.plan(running);
-    await poller.reconfigure(groups);
-    if (retired !== undefined) void poller.settled().then(async () => retired.close());
-    logger.info({ sources: poller.unitIds.length }, 'configuration reloaded');
+    const sources = await polling.reload(running);
+    logger.info({ sources }, 'configuration reloaded');
   };
 
   // The one reload queue. stop() waits for the reload in progress: one that finished after stop()
@@ -100,31 +97,33 @@ export function createApp(config: Config, options: AppOptions): App {
       web = new WebSettings(config.webConfigFile, logger);
       const handler = createHandler({
         exposition: async (format, encoding) => scrapeCache.body(format, encoding),
-        ready: () => poller.ready,
-        sources: () => poller.status(),
+        ready: () => polling.ready,
+        sources: () => polling.status(),
         version,
         shard: `${config.sharding.shard} of ${config.sharding.total}`,
         logger,
       });
       server = createWebServer(web, handler, logger);
       warnPlainHttp(config, logger);
+      // The worker loads and starts polling while the server starts listening; the exporter says it
+      // listens once /metrics shows what is polled (the worker's first publication).
+      const polled = stopped ? Promise.resolve() : polling.start();
       const address = await listen(server, config.listenAddress, logger);
+      await polled;
       logger.info({ address: `${address.address}:${address.port}`, version }, 'listening');
       if (!stopped) stopWarming = keepWarm(scrapeCache);
-      poller.start();
       return address;
     },
     async stop() {
       stopped = true;
       await reloading;
       stopWarming?.();
-      await poller.stop();
+      await polling.stop();
       if (server !== undefined) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
         server.closeAllConnections();
         await closing;
       }
-      await plan.close();
     },
     async reload(next) {
       const joins = waiting !== undefined;

@@ -48,3 +48,14 @@ export function createLogger(
   }
   return destination === undefined ? pino(options) : pino(options, destination);
 }
+
+/**
+ * Where `logger` writes: the poll worker's lines, formatted and redacted by its own logger, are
+ * written there as they come, so that they reach the same place (and pass through pino-pretty when
+ * the format is text).
+ */
+export function logDestination(logger: Logger): DestinationStream {
+  const stream = (logger as unknown as Record<symbol, DestinationStream | undefined>)[pino.symbols.streamSym];
+  if (stream === undefined) throw new Error('the logger has no destination stream');
+  return stream;
+}

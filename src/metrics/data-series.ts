@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import type { DataMetric } from './catalogue.js';
 import { familyHeader, formatLabels, formatValue, type Format } from './exposition.js';
 import type { LabelPairs, Sample } from './sample.js';
@@ -24,6 +25,8 @@ export class DataSeries {
   readonly #headers = new Map<string, Buffer>();
   #sourceOrder: readonly string[] | undefined;
   #version = 0;
+  /** Families whose lines changed since the last {@link takeChanges}; every one before the first. */
+  #changed: Set<string> | undefined;
 
   /** `metrics` are every family a source may fill, in exposition order. */
   constructor(metrics: readonly DataMetric[]) {
@@ -134,10 +137,37 @@ export class DataSeries {
     return Buffer.concat(this.chunks(format)).toString('utf8');
   }
 
+  /**
+   * The families whose lines changed since the last call (every family, the first time), each with
+   * its lines joined into a buffer of its own (empty: no samples left) and their CRC-32. What the
+   * poll worker hands the serving thread: the buffers' memory moves with them, and a family that did
+   * not change (10,000 flow-control keys between two ticks) is neither copied nor sent again.
+   */
+  takeChanges(): FamilyLines[] {
+    const names = this.#changed ?? new Set(this.#metrics.map((metric) => metric.name));
+    this.#changed = new Set();
+    const sources = this.#sources();
+    const changes: FamilyLines[] = [];
+    for (const metric of this.#metrics) {
+      if (!names.has(metric.name)) continue;
+      const parts: Buffer[] = [];
+      for (const id of sources) {
+        const part = this.#bySource.get(id)?.get(metric.name);
+        if (part !== undefined) parts.push(part);
+      }
+      const lines = own(parts);
+      changes.push({ name: metric.name, lines, crc: lines.length === 0 ? 0 : crc32(lines) });
+    }
+    return changes;
+  }
+
   /** Drops the joined lines of every family a source had or has. */
   #forget(lines: ReadonlyMap<string, Buffer> | undefined): void {
     if (lines === undefined) return;
-    for (const name of lines.keys()) this.#families.delete(name);
+    for (const name of lines.keys()) {
+      this.#families.delete(name);
+      this.#changed?.add(name);
+    }
   }
 
   /** Sources in a fixed order, so the output does not depend on which poll finished first. */
@@ -155,6 +185,14 @@ export class DataSeries {
     }
     return header;
   }
+}
+
+/** The lines of one family across every source, in a buffer of its own. */
+export interface FamilyLines {
+  readonly name: string;
+  readonly lines: Buffer;
+  /** CRC-32 of `lines` (0 when empty). */
+  readonly crc: number;
 }
 
 /** `parts` joined into a buffer of its own (never a slice of Node's shared pool). */

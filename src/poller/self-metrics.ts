@@ -1,4 +1,4 @@
-import { Counter, Gauge, collectDefaultMetrics, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { MAX_LABEL_VALUE_LENGTH } from '../metrics/label-limit.js';
 import { UPSTASH_FAILURE_REASONS } from '../upstash/errors.js';
 import { HEALTH_LABELS, type UnitLabels } from '../vocabulary.js';
@@ -9,13 +9,6 @@ import { HEALTH_LABELS, type UnitLabels } from '../vocabulary.js';
  */
 export const FAILURE_REASONS = [...UPSTASH_FAILURE_REASONS, 'internal'] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
-
-// prom-client's `_total` gauges break the naming rules; their values are in the unsuffixed gauges.
-const DROPPED_DEFAULTS = [
-  'nodejs_active_handles_total',
-  'nodejs_active_requests_total',
-  'nodejs_active_resources_total',
-];
 
 /** The exporter's metrics about itself, recorded by the poller and the HTTP client. */
 export interface SelfMetrics {
@@ -36,7 +29,10 @@ export interface SelfMetrics {
   readonly version: number;
 }
 
-/** Registers the health metrics, build info and process metrics in `registry`. */
+/**
+ * Registers the health metrics and build info in `registry` (the process metrics are the serving
+ * thread's: metrics/process-metrics.ts).
+ */
 export function createSelfMetrics(
   registry: Registry,
   build: { version: string; sharding?: { shard: number; total: number } },
@@ -117,9 +113,6 @@ export function createSelfMetrics(
   // The fields each source has had rejected, so that forgetting the source can remove them all.
   const rejectedFields = new Map<string, Set<string>>();
   const sourceKey = (labels: UnitLabels): string => HEALTH_LABELS.map((name) => labels[name]).join('\u0000');
-
-  collectDefaultMetrics({ register: registry });
-  for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);
 
   let version = 0;
   return {

@@ -1,9 +1,9 @@
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib';
 import type { Registry } from 'prom-client';
-import type { DataSeries } from '../metrics/data-series.js';
+import { crc32Combine } from '../metrics/crc32-combine.js';
 import { renderRegistry, type Format } from '../metrics/exposition.js';
-import type { SelfMetrics } from '../poller/self-metrics.js';
+import type { Rendered } from '../metrics/family-table.js';
 
 const deflateRaw = promisify(deflateRawCallback);
 
@@ -14,8 +14,11 @@ export type Encoding = 'identity' | 'gzip';
 export interface Section {
   /** Changes whenever the rendered text would; an unchanged version promises unchanged text. */
   version(): number | string;
-  /** The section as text, or as bytes to send back to back (a large section is never one string). */
-  render(format: Format): string | readonly Buffer[] | Promise<string>;
+  /**
+   * The section as text, or as bytes to send back to back (a large section is never one string),
+   * with their CRC-32 when it is known (else it is computed here, on the first gzip scrape).
+   */
+  render(format: Format): string | readonly Buffer[] | Rendered | Promise<string>;
 }
 
 interface Piece {
@@ -24,9 +27,8 @@ interface Piece {
   readonly length: number;
   /** Raw deflate ending in a sync flush (byte-aligned, not final), made on the first gzip scrape. */
   deflated: Promise<Buffer> | undefined;
-  /** CRC-32 of this piece's bytes continuing from `crcPrefix` (the pieces before it). */
-  crcPrefix: number;
-  crc: number;
+  /** CRC-32 of this piece's bytes alone, chained into the body's by {@link crc32Combine}. */
+  crc: number | undefined;
 }
 
 interface Body {
@@ -56,28 +58,29 @@ const SELF_METRICS_MAX_AGE_MS = 1000;
 /** Rebuilds of one body per second, {@link keepWarm}'s included. */
 const REBUILDS_PER_SECOND = 2;
 
+/** What the poller renders: the data series, and the health metrics that speak for them. */
+export interface PolledSections {
+  readonly data: Section;
+  readonly health: Section;
+}
+
 /**
- * The /metrics cache of an exporter: the data series, then our own metrics (health counters, build
- * info, process and Node.js metrics), then OpenMetrics' `# EOF`. A scrape after a poll or request
- * moved them shows it at once, the data and the health series that speak for them from the same
- * moment (`upstash_up` never lags its series), while polls land a few per second. A thousand
- * databases' polls land every 60 ms, though, and a body of megabytes rebuilt (and deflated) for
- * each would leave no time for scrapes: then a body is rebuilt at most {@link REBUILDS_PER_SECOND}
- * times a second ({@link keepWarm}'s rebuild included, which is forced), so a scrape shows what had
- * landed up to a second before it.
+ * The /metrics cache of an exporter: the data series, then our own health metrics (and build
+ * info), then the process and Node.js metrics of `registry`, then OpenMetrics' `# EOF`. The polled
+ * sections move as the poller hands them over (the data and the health series that speak for them
+ * from the same moment: `upstash_up` never lags its series); process metrics show within the
+ * second. A thousand databases' polls land every 10 ms, and a body of megabytes rebuilt (and
+ * deflated) for each would leave no time for scrapes: a body is rebuilt at most
+ * {@link REBUILDS_PER_SECOND} times a second ({@link keepWarm}'s rebuild included, which is forced),
+ * so a scrape shows what had landed up to a second before it.
  */
-export function createMetricsCache(
-  series: DataSeries,
-  metrics: SelfMetrics,
-  registry: Registry,
-): ExpositionCache {
+export function createMetricsCache(polled: PolledSections, registry: Registry): ExpositionCache {
   return new ExpositionCache(
     [
-      { version: () => series.version, render: (format) => series.chunks(format) },
+      polled.data,
+      polled.health,
       {
-        // Health metrics move through SelfMetrics, so they never lag the series they speak for;
-        // process and Node.js metrics show within the second.
-        version: () => `${metrics.version}@${Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS)}`,
+        version: () => Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS),
         render: async (format) => renderRegistry(registry, format),
       },
       { version: () => 0, render: (format) => (format === 'openmetrics' ? '# EOF\n' : '') },
@@ -221,11 +224,8 @@ export class ExpositionCache {
     let crc = 0;
     let length = 0;
     for (const piece of pieces) {
-      if (piece.crcPrefix !== crc) {
-        piece.crcPrefix = crc;
-        piece.crc = crc32After(piece.chunks, crc);
-      }
-      crc = piece.crc;
+      piece.crc ??= crc32After(piece.chunks, 0);
+      crc = crc32Combine(crc, piece.crc, piece.length);
       length += piece.length;
     }
     const trailer = Buffer.alloc(8);
@@ -243,12 +243,17 @@ export class ExpositionCache {
     }
     const rendering = (async (): Promise<Piece> => {
       const rendered = await section.render(format);
-      const chunks = (typeof rendered === 'string' ? [Buffer.from(rendered, 'utf8')] : rendered).filter(
-        (chunk) => chunk.length > 0,
-      );
+      const given = typeof rendered === 'string' || isChunkList(rendered) ? undefined : rendered;
+      const bytes =
+        typeof rendered === 'string'
+          ? [Buffer.from(rendered, 'utf8')]
+          : isChunkList(rendered)
+            ? rendered
+            : rendered.chunks;
+      const chunks = bytes.filter((chunk) => chunk.length > 0);
       let length = 0;
       for (const chunk of chunks) length += chunk.length;
-      return { version, chunks, length, deflated: undefined, crcPrefix: 0, crc: crc32After(chunks, 0) };
+      return { version, chunks, length, deflated: undefined, crc: given?.crc };
     })();
     this.#pieces.set(key, rendering);
     try {
@@ -280,6 +285,10 @@ function crc32After(chunks: readonly Buffer[], prefix: number): number {
   // starting value; the CRC of nothing more is the starting value.
   for (const chunk of chunks) if (chunk.length > 0) crc = crc32(chunk, crc);
   return crc;
+}
+
+function isChunkList(rendered: readonly Buffer[] | Rendered): rendered is readonly Buffer[] {
+  return Array.isArray(rendered);
 }
 
 function sameVersions(a: readonly (number | string)[], b: readonly (number | string)[]): boolean {

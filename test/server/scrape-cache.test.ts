@@ -8,10 +8,12 @@ import {
   ExpositionCache,
   keepWarm,
   type Encoding,
+  type PolledSections,
   type Section,
 } from '../../src/server/scrape-cache.js';
+import { registerProcessMetrics } from '../../src/metrics/process-metrics.js';
 import { renderRegistry, type Format } from '../../src/metrics/exposition.js';
-import { createSelfMetrics } from '../../src/poller/self-metrics.js';
+import { createSelfMetrics, type SelfMetrics } from '../../src/poller/self-metrics.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
 
@@ -27,6 +29,20 @@ function section(text: string | ((format: Format) => string)) {
     },
   };
   return s;
+}
+
+/** The data and health sections made on this thread, as the poll worker's publications carry them. */
+function polledSections(series: DataSeries, metrics: SelfMetrics, registry: Registry): PolledSections {
+  return {
+    data: { version: () => series.version, render: (format) => series.chunks(format) },
+    health: { version: () => metrics.version, render: async (format) => renderRegistry(registry, format) },
+  };
+}
+
+function processRegistry(): Registry {
+  const registry = new Registry();
+  registerProcessMetrics(registry);
+  return registry;
 }
 
 /** The body as one buffer (the cache hands out chunks to be written back to back). */
@@ -147,11 +163,12 @@ describe('ExpositionCache', () => {
     metrics.pollStarted(labels);
     series.replace('flow_control/eu', flowControlSamples('eu', [{ key: 'k "1"', waitListSize: 3 }], 10));
     metrics.pollSucceeded(labels, 0.5, 1_700_000_000);
-    const cache = createMetricsCache(series, metrics, registry);
+    const processes = processRegistry();
+    const cache = createMetricsCache(polledSections(series, metrics, registry), processes);
     // Process and Node.js values move between two renders; names, labels and order must not.
     const shape = (text: string): string => text.replace(/^((?:process|nodejs)_\S*) .*$/gm, '$1 <value>');
     for (const format of ['text', 'openmetrics'] as const) {
-      const before = `${series.render(format)}${await renderRegistry(registry, format)}${format === 'openmetrics' ? '# EOF\n' : ''}`;
+      const before = `${series.render(format)}${await renderRegistry(registry, format)}${await renderRegistry(processes, format)}${format === 'openmetrics' ? '# EOF\n' : ''}`;
       const now = (await bodyOf(cache, format, 'identity')).toString('utf8');
       expect(shape(now)).toBe(shape(before));
       expect(shape(gunzipSync(await bodyOf(cache, format, 'gzip')).toString('utf8'))).toBe(shape(before));
@@ -161,7 +178,10 @@ describe('ExpositionCache', () => {
   it('shows a recorded poll at once, without waiting for the self-metrics refresh', async () => {
     const registry = new Registry();
     const metrics = createSelfMetrics(registry, { version: 'test' });
-    const cache = createMetricsCache(new DataSeries(DATA_METRICS), metrics, registry);
+    const cache = createMetricsCache(
+      polledSections(new DataSeries(DATA_METRICS), metrics, registry),
+      processRegistry(),
+    );
     const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' };
     expect((await bodyOf(cache, 'text', 'identity')).toString()).not.toContain('upstash_up{');
     metrics.pollSucceeded(labels, 0.1, 1_700_000_000);

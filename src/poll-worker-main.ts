@@ -1,0 +1,66 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { fromWire } from './config/wire.js';
+import { createLogger } from './logger.js';
+import type { FromWorker, ToWorker, WorkerInit } from './poll-messages.js';
+import { createPolling, transferList } from './polling.js';
+
+// The poll worker, composition only (as app.ts is the serving thread's): polling, parsing,
+// validation and rendering to bytes run here, on a thread of their own, so that a scrape never
+// queues behind a poll and a poll never waits for scrapes. poll-thread.ts starts it (poll-worker.ts
+// is its entry), and restarts it if it dies. What it renders is handed over as publications whose
+// buffers are transferred (moved, not copied); its log lines go to the serving thread, which writes
+// them where its own go.
+
+/** How often the serving thread is handed what moved: the most a scrape lags a poll's landing. */
+const PUBLISH_EVERY_MS = 500;
+
+const port = parentPort;
+if (port === null) throw new Error('the poll worker runs as a worker thread (see poll-thread.ts)');
+const post = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+const init = workerData as WorkerInit;
+const config = fromWire(init.config);
+// The same logger as the serving thread's, redaction included; the lines leave formatted.
+const logger = createLogger(config.logLevel, { write: (line: string) => post({ type: 'log', line }) });
+logger.level = init.logLevel;
+const polling = createPolling(config, { logger, version: init.version });
+
+// One publication at a time; asking while one is under way queues one more (at most), which a
+// caller then waits for: it shows everything done before the call.
+let last: Promise<void> = Promise.resolve();
+let queued: Promise<void> | undefined;
+const publish = async (): Promise<void> => {
+  queued ??= last.then(async () => {
+    queued = undefined;
+    const publication = await polling.publish();
+    if (publication !== undefined) post({ type: 'publish', publication }, transferList(publication));
+  });
+  last = queued.catch(() => undefined);
+  return queued;
+};
+const publisher = setInterval(() => {
+  publish().catch((error: unknown) => logger.error({ err: error }, 'publishing the polled state failed'));
+}, PUBLISH_EVERY_MS);
+
+port.on('message', (message: ToWorker) => {
+  switch (message.type) {
+    case 'start':
+      polling.start();
+      return;
+    case 'reload':
+      polling.reload(fromWire(message.config)).then(
+        async (units) => {
+          await publish();
+          post({ type: 'done', id: message.id, units });
+        },
+        (error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          post({ type: 'done', id: message.id, error: reason });
+        },
+      );
+      return;
+    case 'stop':
+      clearInterval(publisher);
+      void polling.stop().finally(() => post({ type: 'done', id: message.id }));
+  }
+});
+void publish();

@@ -1,0 +1,14 @@
+// The real poll worker with a death injected, for the test of what a death does (test/poll-thread):
+// POLL_WORKER_DEATH (`exit`: process.exit(7) inside the worker; `throw`: an uncaught error), some
+// time after it started. A worker copies the environment when it is created, so a test that clears
+// the variable gets a healthy worker at the restart.
+import '../../src/poll-worker.js';
+
+const death = process.env.POLL_WORKER_DEATH;
+const afterMs = Number(process.env.POLL_WORKER_DEATH_AFTER_MS ?? 1500);
+if (death === 'exit' || death === 'throw') {
+  setTimeout(() => {
+    if (death === 'exit') process.exit(7);
+    throw new Error('injected fault: the poll worker dies');
+  }, afterMs);
+}
