@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEMO_QSTASH_INSTANCES, startSimulator, type Simulator } from '../src/demo/simulator.js';
-import { startBareServer, type BareBodies } from './bare-server.js';
+import { startBareServer } from './bare-server.js';
 import { procMemory, startExporter, type ExporterProcess } from './exporter-process.js';
-import { runLoad, type ScrapeFigure } from './load.js';
+import { compareLoad, runLoad, type LoadResult, type ScrapeFigure } from './load.js';
 import { AUTHORIZATION } from './ingest.js';
 import { metricValue } from './memory.js';
 import { ArrivalLog, nextTick, wallNow, type CycleFigures } from './poll-cycles.js';
@@ -21,8 +21,10 @@ export interface AccountPlan extends AccountSize {
   /** The exporter's `http.concurrency`. */
   readonly concurrency: number;
   readonly connections: number;
-  /** Length of each scrape run (exporter, then bare server, per format), from the second cycle's tick. */
-  readonly loadSeconds: number;
+  /** One-second turns per side when the exporter and the bare server are compared while polls land. */
+  readonly turns: number;
+  /** Alternating rounds of the many-clients throughput comparison (its median is the figure). */
+  readonly rounds: number;
 }
 
 /** Resident set size, now and at its peak. */
@@ -55,19 +57,41 @@ export interface AccountFigures {
   readonly memoryAtReady: ReadyMemory;
   /** After the scrape runs. */
   readonly memoryAfterScrapes: Memory;
+  /** The most RSS sampled (every 250 ms) from the spawn to the end of the phase. */
+  readonly maxSampledRssBytes: number;
   readonly metricsBytes: number;
   /** Mean size of a database's stats body. */
   readonly statsBodyBytes: number;
   /** The first cycle after start-up, with no scrapes: what Upstash sees of the polls alone. */
   readonly quietCycle: CycleFigures;
-  /** The next one, while /metrics is scraped flat out. */
+  /** The next one, while /metrics is scraped flat out from before its tick to after the next. */
   readonly scrapedCycle: CycleFigures;
+  /** Ticks on which a poll did not start during that cycle (`upstash_exporter_polls_skipped_total`). */
+  readonly scrapedCycleSkips: number;
+  /** The exporter's throughput during that cycle, and its failures. */
+  readonly scrapedCycleLoad: readonly (LoadResult & { readonly label: string })[];
+  /** One client against the bare server, per format, while polls land (issue 19, goal 1). */
+  readonly serial: readonly ScrapeFigure[];
+  /** Many clients against the bare server, per format: one figure per alternating round (goal 2). */
+  readonly rounds: readonly { readonly label: string; readonly rounds: readonly ScrapeFigure[] }[];
+  /** Every comparison above, flattened (each one's failures must be 0). */
   readonly scrapes: readonly ScrapeFigure[];
   readonly seconds: number;
 }
 
 /** Scrape formats loaded while polls land. */
-const FORMATS = { text: {}, gzip: { 'accept-encoding': 'gzip' } } as const;
+const FORMATS = {
+  text: {},
+  openmetrics: { accept: 'application/openmetrics-text; version=1.0.0' },
+  gzip: { 'accept-encoding': 'gzip' },
+} as const;
+/** The flat-out load during the measured cycle: half the clients uncompressed, half gzip (as Prometheus asks). */
+const CYCLE_LOAD = [
+  ['text', FORMATS.text],
+  ['gzip', FORMATS.gzip],
+] as const;
+/** How long before the measured cycle's tick the flat-out load starts, and after the next tick it ends. */
+const CYCLE_MARGIN_MS = 1000;
 
 /**
  * Runs the exporter in its own process against a simulated account whose databases it discovers:
@@ -111,6 +135,7 @@ export async function measureAccount(
         maxSchedules: Math.max(1000, state.schedules),
       },
     });
+    const sampler = sampleRss(exporter.pid);
     try {
       const up = await waitAllUp(exporter, units, 2 * intervalMs);
       const startupRequests = arrivals.countUntil(up.checkedAt);
@@ -120,42 +145,74 @@ export async function measureAccount(
       );
       const text = await exporter.scrape();
       const openmetrics = await exporter.scrape({ accept: 'application/openmetrics-text; version=1.0.0' });
-      // The first tick after ready begins a cycle of spread polls only: start-up is over by then.
-      const quietTick = nextTick(wallNow(), intervalMs);
-      const loadTick = quietTick + intervalMs;
-      const leewayMs = Math.min(intervalMs / Math.max(1, state.databases.length) / 2, 50);
-      await arrivals.waitForTick(loadTick, intervalMs);
-      const scrapes = await scrapeWhilePolling(exporter, { text, openmetrics }, plan, log);
-      await arrivals.waitForTick(loadTick + intervalMs, intervalMs);
-      const quiet = arrivals.cycle(quietTick, loadTick, intervalMs, leewayMs);
-      const loaded = arrivals.cycle(loadTick, loadTick + intervalMs, intervalMs, leewayMs);
-      for (const [label, cycle] of [
-        ['quiet', quiet],
-        ['scraped', loaded],
-      ] as const) {
-        log(
-          `  ${label} cycle: ${cycle.requests} requests for ${cycle.paths} paths (${cycle.duplicates} duplicates), stats spread over ${(cycle.statsSpanMs / 1000).toFixed(1)} s of ${plan.intervalSeconds} s, at most ${cycle.statsPeakPerSecond} in a second`,
+      const bare = await startBareServer({ text, openmetrics });
+      try {
+        // The first tick after ready begins a cycle of spread polls only: start-up is over by then.
+        const quietTick = nextTick(wallNow(), intervalMs);
+        const loadTick = quietTick + intervalMs;
+        const leewayMs = Math.min(intervalMs / Math.max(1, state.databases.length) / 2, 50);
+        // Issue 19, goal 3: scraped flat out from before the cycle's tick to after the next one.
+        await sleep(Math.max(0, loadTick - CYCLE_MARGIN_MS - wallNow()));
+        const skippedBefore = skippedTicks(await exporter.scrape());
+        const cycleSeconds = (loadTick + intervalMs + CYCLE_MARGIN_MS - wallNow()) / 1000;
+        const cycleLoad = await Promise.all(
+          CYCLE_LOAD.map(async ([label, headers]) => ({
+            label,
+            ...(await runLoad({
+              url: `${exporter.url}/metrics`,
+              headers,
+              connections: Math.max(1, plan.connections / CYCLE_LOAD.length),
+              durationSeconds: Math.max(1, Math.round(cycleSeconds)),
+            })),
+          })),
         );
+        await arrivals.waitForTick(loadTick + intervalMs, intervalMs);
+        const scrapedCycleSkips = skippedTicks(await exporter.scrape()) - skippedBefore;
+        const quiet = arrivals.cycle(quietTick, loadTick, intervalMs, leewayMs);
+        const loaded = arrivals.cycle(loadTick, loadTick + intervalMs, intervalMs, leewayMs);
+        for (const [label, cycle] of [
+          ['quiet', quiet],
+          ['scraped', loaded],
+        ] as const) {
+          log(
+            `  ${label} cycle: ${cycle.requests} requests for ${cycle.paths} paths (${cycle.duplicates} duplicates), stats spread over ${(cycle.statsSpanMs / 1000).toFixed(1)} s of ${plan.intervalSeconds} s, at most ${cycle.statsPeakPerSecond} in a second`,
+          );
+        }
+        log(
+          `  scraped cycle: ${scrapedCycleSkips} skipped ticks; ${cycleLoad.map((l) => `${l.label} ${l.requestsPerSecond.toFixed(1)} req/s`).join(', ')}`,
+        );
+        // Goals 1 and 2: against the bare server, in alternating turns, while polls keep landing.
+        const serial = await compareFormats(exporter.url, bare.url, 1, plan.turns, log);
+        const rounds = await roundsOfMany(exporter.url, bare.url, plan, log);
+        const memoryAfterScrapes = memoryOf(exporter.pid);
+        return {
+          state,
+          units,
+          intervalSeconds: plan.intervalSeconds,
+          concurrency: plan.concurrency,
+          readyzSeconds: exporter.readyMs / 1000,
+          allUpSeconds: up.ms / 1000,
+          unitsUp: up.count,
+          startupRequests,
+          memoryAtReady,
+          memoryAfterScrapes,
+          maxSampledRssBytes: sampler.stop(),
+          metricsBytes: text.length,
+          statsBodyBytes,
+          quietCycle: quiet,
+          scrapedCycle: loaded,
+          scrapedCycleSkips,
+          scrapedCycleLoad: cycleLoad,
+          serial,
+          rounds,
+          scrapes: [...serial, ...rounds.flatMap((r) => r.rounds)],
+          seconds: (performance.now() - started) / 1000,
+        };
+      } finally {
+        await bare.stop();
       }
-      return {
-        state,
-        units,
-        intervalSeconds: plan.intervalSeconds,
-        concurrency: plan.concurrency,
-        readyzSeconds: exporter.readyMs / 1000,
-        allUpSeconds: up.ms / 1000,
-        unitsUp: up.count,
-        startupRequests,
-        memoryAtReady,
-        memoryAfterScrapes: memoryOf(exporter.pid),
-        metricsBytes: text.length,
-        statsBodyBytes,
-        quietCycle: quiet,
-        scrapedCycle: loaded,
-        scrapes,
-        seconds: (performance.now() - started) / 1000,
-      };
     } finally {
+      sampler.stop();
       await exporter.stop();
     }
   } finally {
@@ -163,29 +220,78 @@ export async function measureAccount(
   }
 }
 
-/** Loads the exporter, then a bare server holding its bytes, per format, while polls land. */
-async function scrapeWhilePolling(
-  exporter: ExporterProcess,
-  bodies: BareBodies,
+/**
+ * The exporter and the bare server with `connections` clients, per format, in alternating one-second
+ * turns (`turns` each), after a short warm-up of each.
+ */
+async function compareFormats(
+  exporterUrl: string,
+  bareUrl: string,
+  connections: number,
+  turns: number,
+  log: (line: string) => void,
+  formats: readonly (keyof typeof FORMATS)[] = ['text', 'openmetrics', 'gzip'],
+): Promise<ScrapeFigure[]> {
+  const figures: ScrapeFigure[] = [];
+  for (const label of formats) {
+    const options = { headers: { ...FORMATS[label] }, connections, durationSeconds: 1, warmupSeconds: 0.5 };
+    const { a, b } = await compareLoad(
+      { ...options, url: `${exporterUrl}/metrics` },
+      { ...options, url: `${bareUrl}/metrics` },
+      turns,
+    );
+    log(
+      `  ${label} ×${connections} while polls land: exporter ${a.requestsPerSecond.toFixed(1)} req/s p99 ${a.p99Ms.toFixed(1)} ms, bare ${b.requestsPerSecond.toFixed(1)} req/s p99 ${b.p99Ms.toFixed(1)} ms`,
+    );
+    figures.push({ label, connections, exporter: a, bare: b });
+  }
+  return figures;
+}
+
+/** Goal 2: `plan.rounds` alternating rounds (one turn each side) of many clients, per format. */
+async function roundsOfMany(
+  exporterUrl: string,
+  bareUrl: string,
   plan: AccountPlan,
   log: (line: string) => void,
-): Promise<ScrapeFigure[]> {
-  const bare = await startBareServer(bodies);
-  try {
-    const scrapes: ScrapeFigure[] = [];
-    for (const [label, headers] of Object.entries(FORMATS)) {
-      const options = { headers, connections: plan.connections, durationSeconds: plan.loadSeconds };
-      const exporterResult = await runLoad({ ...options, url: `${exporter.url}/metrics` });
-      const bareResult = await runLoad({ ...options, url: `${bare.url}/metrics` });
-      log(
-        `  ${label} ×${plan.connections} while polls land: exporter ${exporterResult.requestsPerSecond.toFixed(1)} req/s, bare ${bareResult.requestsPerSecond.toFixed(1)} req/s`,
-      );
-      scrapes.push({ label, connections: plan.connections, exporter: exporterResult, bare: bareResult });
+): Promise<{ label: string; rounds: ScrapeFigure[] }[]> {
+  const out: { label: string; rounds: ScrapeFigure[] }[] = [];
+  for (const label of ['text', 'gzip'] as const) {
+    const rounds: ScrapeFigure[] = [];
+    for (let round = 0; round < plan.rounds; round++) {
+      const [figure] = await compareFormats(exporterUrl, bareUrl, plan.connections, 1, log, [label]);
+      if (figure !== undefined) rounds.push(figure);
     }
-    return scrapes;
-  } finally {
-    await bare.stop();
+    out.push({ label, rounds });
   }
+  return out;
+}
+
+/** All of the exporter's skipped ticks so far. */
+function skippedTicks(body: Buffer): number {
+  let total = 0;
+  for (const match of body
+    .toString('utf8')
+    .matchAll(/^upstash_exporter_polls_skipped_total\{[^}]*\} (\S+)$/gm))
+    total += Number(match[1]);
+  return total;
+}
+
+/** Samples a process's RSS every 250 ms; `stop` ends it and answers the most it saw. */
+function sampleRss(pid: number): { stop(): number } {
+  let most = 0;
+  const look = (): void => {
+    most = Math.max(most, procMemory(pid)?.rssBytes ?? 0);
+  };
+  look();
+  const timer = setInterval(look, 250);
+  return {
+    stop() {
+      clearInterval(timer);
+      look();
+      return most;
+    },
+  };
 }
 
 /**

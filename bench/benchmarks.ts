@@ -49,7 +49,8 @@ export const FULL_PLAN: Plan = {
     intervalSeconds: 10,
     concurrency: 8,
     connections: 16,
-    loadSeconds: 3,
+    turns: 3,
+    rounds: 3,
   },
 };
 
@@ -73,7 +74,8 @@ export const QUICK_PLAN: Plan = {
     intervalSeconds: 3,
     concurrency: 8,
     connections: 4,
-    loadSeconds: 1,
+    turns: 1,
+    rounds: 1,
   },
 };
 

@@ -56,6 +56,14 @@ describe('benchmark smoke run', () => {
       expect(scrape.exporter.failures + scrape.bare.failures).toBe(0);
       expect(scrape.exporter.requests).toBeGreaterThan(0);
     }
+    // Issue 19: one client per format, rounds of many clients, the cycle scraped flat out, RSS sampled.
+    expect(account.serial.map((s) => s.label)).toEqual(['text', 'openmetrics', 'gzip']);
+    for (const { rounds } of account.rounds) expect(rounds).toHaveLength(QUICK_PLAN.account.rounds);
+    for (const load of account.scrapedCycleLoad) {
+      expect(load.failures).toBe(0);
+      expect(load.requests).toBeGreaterThan(0);
+    }
+    expect(account.maxSampledRssBytes).toBeGreaterThan(0);
     const report = renderReport(results);
     expect(report).toContain('### 5. Upstash cost');
     expect(report).toContain('### Account scale');
