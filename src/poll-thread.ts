@@ -1,13 +1,14 @@
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { DestinationStream, Logger } from 'pino';
 import { toWire } from './config/wire.js';
 import type { Config } from './config/types.js';
 import type { FamilyLines } from './metrics/data-series.js';
-import type { Format } from './metrics/exposition.js';
 import { FamilyTable, type Rendered } from './metrics/family-table.js';
+import { heapFlags } from './heap-flags.js';
 import { logDestination } from './logger.js';
 import type { Done, FromWorker, ToWorker, WorkerInit } from './poll-messages.js';
-import type { Bytes, Publication } from './polling.js';
+import type { Publication, SectionChanges } from './polling.js';
 import type { SourceRow } from './server/landing-page.js';
 import type { PolledSections, Section } from './server/scrape-cache.js';
 
@@ -50,9 +51,8 @@ export class PollThread implements PolledSections {
   #nextId = 0;
   readonly #pending = new Map<number, { resolve: (done: Done) => void; reject: (error: Error) => void }>();
 
-  #table: FamilyTable | undefined;
-  #health: Readonly<Record<Format, Bytes>> | undefined;
-  #healthVersion = 0;
+  #data: FamilyTable | undefined;
+  #health: FamilyTable | undefined;
   #ready = false;
   /** Ready once, ready through a restart: the restarted poller's first polls do not make it unready. */
   #readyBeforeRestart = false;
@@ -60,16 +60,13 @@ export class PollThread implements PolledSections {
   #firstPublication: (() => void) | undefined;
 
   readonly data: Section = {
-    version: () => `${this.#generation}/${this.#table?.version ?? 0}`,
-    render: (format): Rendered => this.#table?.render(format) ?? { chunks: [], crc: 0 },
+    version: () => `${this.#generation}/${this.#data?.version ?? 0}`,
+    render: (format): Rendered => this.#data?.render(format) ?? { chunks: [], crc: 0 },
   };
 
   readonly health: Section = {
-    version: () => `${this.#generation}/${this.#healthVersion}`,
-    render: (format): Rendered => {
-      const health = this.#health?.[format];
-      return health === undefined ? { chunks: [], crc: 0 } : { chunks: [health.bytes], crc: health.crc };
-    },
+    version: () => `${this.#generation}/${this.#health?.version ?? 0}`,
+    render: (format): Rendered => this.#health?.render(format) ?? { chunks: [], crc: 0 },
   };
 
   constructor(config: Config, options: PollThreadOptions) {
@@ -143,6 +140,12 @@ export class PollThread implements PolledSections {
     this.#generation++;
     this.#spawnedAt = Date.now();
     let failure: unknown;
+    // Creating the worker's isolate reset one of the program's heap settings for the whole process
+    // (see poll-worker.ts, which applies them again first thing); this thread applies them again as
+    // soon as it hears the worker runs, so that its own young generation does not grow meanwhile.
+    worker.once('online', () => {
+      for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
+    });
     worker.on('message', (message: FromWorker) => this.#receive(message));
     worker.on('error', (error) => {
       failure = error;
@@ -192,25 +195,25 @@ export class PollThread implements PolledSections {
 
   /** Takes a publication; its buffers arrive as plain Uint8Arrays over memory that is now ours. */
   #take(publication: Publication): void {
-    if (publication.catalogue !== undefined) this.#table = new FamilyTable(publication.catalogue);
-    const families: FamilyLines[] = publication.families.map((family) => ({
-      ...family,
-      lines: asBuffer(family.lines),
-    }));
-    this.#table?.apply(families, publication.whole);
-    this.#health = {
-      text: { ...publication.health.text, bytes: asBuffer(publication.health.text.bytes) },
-      openmetrics: {
-        ...publication.health.openmetrics,
-        bytes: asBuffer(publication.health.openmetrics.bytes),
-      },
-    };
-    this.#healthVersion++;
+    this.#data = applied(this.#data, publication.data, publication.whole);
+    this.#health = applied(this.#health, publication.health, publication.whole);
     this.#ready = publication.ready;
     this.#firstPublication?.();
     this.#firstPublication = undefined;
     this.#status = asBuffer(publication.status);
   }
+}
+
+/** `table` (a new one when the section comes whole) with the section's changed families. */
+function applied(table: FamilyTable | undefined, section: SectionChanges, whole: boolean): FamilyTable {
+  const next =
+    section.catalogue === undefined && table !== undefined ? table : new FamilyTable(section.catalogue ?? []);
+  const families: FamilyLines[] = section.families.map((family) => ({
+    ...family,
+    lines: asBuffer(family.lines),
+  }));
+  next.apply(families, whole);
+  return next;
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {

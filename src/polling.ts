@@ -1,10 +1,7 @@
-import { crc32 } from 'node:zlib';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
 import type { Config } from './config/types.js';
 import type { DataMetric } from './metrics/catalogue.js';
 import { DataSeries, type FamilyLines } from './metrics/data-series.js';
-import { renderRegistry, type Format } from './metrics/exposition.js';
 import { PollPlan } from './poll-plan.js';
 import { Poller, type UnitStatus } from './poller/poller.js';
 import { createSelfMetrics } from './poller/self-metrics.js';
@@ -16,10 +13,12 @@ export interface PollingOptions {
   readonly version: string;
 }
 
-/** A run of bytes and its CRC-32. */
-export interface Bytes {
-  readonly bytes: Buffer;
-  readonly crc: number;
+/** A section as the poller hands it over: the families whose lines changed since the last time. */
+export interface SectionChanges {
+  /** Every family of the section, in exposition order, with its HELP text; on a whole publication only. */
+  readonly catalogue: readonly DataMetric[] | undefined;
+  /** The families whose lines changed (an empty one has no samples left); all of them when whole. */
+  readonly families: readonly FamilyLines[];
 }
 
 /**
@@ -27,14 +26,12 @@ export interface Bytes {
  * ready to be transferred (each buffer owns its memory; see {@link transferList}).
  */
 export interface Publication {
-  /** The first publication of a poller says everything: its catalogue, and every family. */
+  /** The first publication of a poller says everything: its catalogues, and every family. */
   readonly whole: boolean;
-  /** The data families, in exposition order, with their HELP text; on a whole publication only. */
-  readonly catalogue: readonly DataMetric[] | undefined;
-  /** The data families whose lines changed (an empty one has no samples left). */
-  readonly families: readonly FamilyLines[];
-  /** The health metrics and build info, whole, in each format. */
-  readonly health: Readonly<Record<Format, Bytes>>;
+  /** The data series. */
+  readonly data: SectionChanges;
+  /** The health metrics, build info and shard gauges. */
+  readonly health: SectionChanges;
   /** Whether every unit has finished its first poll (see {@link Poller.ready}). */
   readonly ready: boolean;
   /** The landing page's rows ({@link UnitStatus}[]), as JSON: parsed only when the page is asked for. */
@@ -59,8 +56,7 @@ export interface Polling {
  */
 export function createPolling(config: Config, options: PollingOptions): Polling {
   const { logger, version } = options;
-  const registry = new Registry();
-  const metrics = createSelfMetrics(registry, { version, sharding: config.sharding });
+  const metrics = createSelfMetrics({ version, sharding: config.sharding });
   const series = new DataSeries(DATA_METRICS);
   const plan = new PollPlan({
     version,
@@ -96,21 +92,14 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
       if (!moved) return undefined;
       const whole = published === undefined;
       published = now;
-      // All of it from one moment: no poll can land between here and the end (no I/O is awaited).
-      const families = series.takeChanges();
-      const status = ownBuffer(JSON.stringify(poller.status() satisfies UnitStatus[]));
-      const [text, openmetrics] = await Promise.all([
-        renderRegistry(registry, 'text'),
-        renderRegistry(registry, 'openmetrics'),
-      ]);
-      return {
+      // All of it from one moment: nothing here awaits, so no poll lands in between.
+      return Promise.resolve({
         whole,
-        catalogue: whole ? DATA_METRICS : undefined,
-        families,
-        health: { text: bytesOf(text), openmetrics: bytesOf(openmetrics) },
+        data: { catalogue: whole ? DATA_METRICS : undefined, families: series.takeChanges() },
+        health: { catalogue: whole ? metrics.catalogue : undefined, families: metrics.takeChanges() },
         ready: now.ready,
-        status,
-      };
+        status: ownBuffer(JSON.stringify(poller.status() satisfies UnitStatus[])),
+      });
     },
   };
 }
@@ -118,16 +107,10 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
 /** Every buffer of a publication, to be transferred (moved, not copied) with it. */
 export function transferList(publication: Publication): ArrayBuffer[] {
   return [
-    ...publication.families.map((family) => family.lines),
-    publication.health.text.bytes,
-    publication.health.openmetrics.bytes,
+    ...publication.data.families.map((family) => family.lines),
+    ...publication.health.families.map((family) => family.lines),
     publication.status,
   ].map((buffer) => buffer.buffer as ArrayBuffer);
-}
-
-function bytesOf(text: string): Bytes {
-  const bytes = ownBuffer(text);
-  return { bytes, crc: bytes.length === 0 ? 0 : crc32(bytes) };
 }
 
 /** `text` in a buffer of its own (a transferred buffer must not be a slice of Node's shared pool). */

@@ -4,6 +4,8 @@ export interface DataMetric {
   readonly help: string;
   /** Divisor from the upstream unit to the Prometheus base unit (ms → s is 1000). */
   readonly divisor: number;
+  /** `gauge` unless said (the exporter's own counters are the only others). */
+  readonly type?: 'gauge' | 'counter';
 }
 
 /** A gauge family of polled data; `divisor` converts the upstream unit to the base unit. */

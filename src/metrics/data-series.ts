@@ -180,7 +180,7 @@ export class DataSeries {
     const key = `${format}/${metric.name}`;
     let header = this.#headers.get(key);
     if (header === undefined) {
-      header = Buffer.from(familyHeader(metric.name, metric.help, 'gauge', format), 'utf8');
+      header = Buffer.from(familyHeader(metric.name, metric.help, metric.type ?? 'gauge', format), 'utf8');
       this.#headers.set(key, header);
     }
     return header;

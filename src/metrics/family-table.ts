@@ -67,7 +67,10 @@ export class FamilyTable {
     const key = `${format}/${metric.name}`;
     let header = this.#headers.get(key);
     if (header === undefined) {
-      const bytes = Buffer.from(familyHeader(metric.name, metric.help, 'gauge', format), 'utf8');
+      const bytes = Buffer.from(
+        familyHeader(metric.name, metric.help, metric.type ?? 'gauge', format),
+        'utf8',
+      );
       header = { bytes, crc: crc32(bytes) };
       this.#headers.set(key, header);
     }

@@ -1,5 +1,8 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { DataMetric } from '../metrics/catalogue.js';
+import { DataSeries, type FamilyLines } from '../metrics/data-series.js';
+import type { Format } from '../metrics/exposition.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../metrics/label-limit.js';
+import type { LabelPairs, Sample } from '../metrics/sample.js';
 import { UPSTASH_FAILURE_REASONS } from '../upstash/errors.js';
 import { HEALTH_LABELS, type UnitLabels } from '../vocabulary.js';
 
@@ -27,147 +30,255 @@ export interface SelfMetrics {
   forgetSource(labels: UnitLabels): void;
   /** Moves on every change recorded through this interface (the exposition cache keys on it). */
   readonly version: number;
+  /** Every family, in exposition order. */
+  readonly catalogue: readonly DataMetric[];
+  /** The exposition of every family with samples. */
+  render(format: Format): string;
+  /** The families that changed since the last call (see {@link DataSeries.takeChanges}). */
+  takeChanges(): FamilyLines[];
 }
 
+const metric = (name: string, help: string, type: 'gauge' | 'counter' = 'gauge'): DataMetric => ({
+  name,
+  help,
+  divisor: 1,
+  type,
+});
+
+const UP = metric('upstash_up', 'Whether the last poll of the source succeeded (1) or failed (0).');
+const LAST_SUCCESS = metric(
+  'upstash_exporter_last_success_timestamp_seconds',
+  'When the source was last polled successfully (Unix time in seconds).',
+);
+const DURATION = metric(
+  'upstash_exporter_poll_duration_seconds',
+  'How long the last poll of the source took, retries included (seconds).',
+);
+const POLLS = metric('upstash_exporter_polls_total', 'Polls of the source started (count).', 'counter');
+const FAILURES = metric(
+  'upstash_exporter_poll_failures_total',
+  'Failed polls of the source, by reason (count).',
+  'counter',
+);
+const SKIPPED = metric(
+  'upstash_exporter_polls_skipped_total',
+  'Scheduled polls of the source skipped because the previous one was still running or Upstash asked us to wait (count).',
+  'counter',
+);
+const REQUESTS = metric(
+  'upstash_exporter_api_requests_total',
+  'HTTP requests sent to Upstash, retries included, by API and status code (count; code "error" when no status came back).',
+  'counter',
+);
+const BUILD_INFO = metric(
+  'upstash_exporter_build_info',
+  'Always 1; the labels say which exporter version runs on which Node.js.',
+);
+// Always exported, 0 and 1 when unsharded: dashboards and the sharding alert read them.
+const SHARD_ORDINAL = metric(
+  'upstash_exporter_shard_ordinal',
+  'Which shard this process is, 0-based (--shard).',
+);
+const TOTAL_SHARDS = metric(
+  'upstash_exporter_total_shards',
+  'How many shards share the configuration (--total-shards).',
+);
+const TRUNCATED = metric(
+  'upstash_exporter_label_values_truncated_total',
+  `Label values of polled series rewritten to a head, "~" and a hash of the whole value: cut to ${MAX_LABEL_VALUE_LENGTH} characters, or repaired (invalid UTF-16), counted once per value and poll (count).`,
+  'counter',
+);
+const REJECTED = metric(
+  'upstash_exporter_fields_rejected_total',
+  "Upstream fields skipped alone because their value had the wrong type, by field (Upstash's name); the rest of the source still exports (count).",
+  'counter',
+);
+
+/** The health families, in exposition order. */
+const HEALTH_METRICS = [
+  UP,
+  LAST_SUCCESS,
+  DURATION,
+  POLLS,
+  FAILURES,
+  SKIPPED,
+  REQUESTS,
+  BUILD_INFO,
+  SHARD_ORDINAL,
+  TOTAL_SHARDS,
+  TRUNCATED,
+  REJECTED,
+];
+
+/** What the health series say of one unit; a series is absent until something sets it. */
+interface UnitHealth {
+  readonly labels: LabelPairs;
+  up?: number;
+  lastSuccess?: number;
+  duration?: number;
+  polls?: number;
+  skipped?: number;
+  truncated?: number;
+  readonly failures: Map<FailureReason, number>;
+  readonly rejected: Map<string, number>;
+}
+
+// The keys of the series that are not a unit's; a unit's key (its labels joined) never starts so.
+const API_REQUESTS = '\u0001api';
+const BUILD = '\u0001build';
+
 /**
- * Registers the health metrics and build info in `registry` (the process metrics are the serving
- * thread's: metrics/process-metrics.ts).
+ * The health metrics, build info and shard gauges. A thousand databases are some 20,000 health
+ * series, and a poll lands every 10 ms: like the data series, each unit's series are rendered to
+ * bytes on their own, when the unit changed and its series are next read, and joined per family
+ * (metrics/data-series.ts), so reading them costs what changed since, not 20,000 series each time.
  */
-export function createSelfMetrics(
-  registry: Registry,
-  build: { version: string; sharding?: { shard: number; total: number } },
-): SelfMetrics {
-  const registers = [registry];
-  const up = new Gauge({
-    name: 'upstash_up',
-    help: 'Whether the last poll of the source succeeded (1) or failed (0).',
-    labelNames: HEALTH_LABELS,
-    registers,
-  });
-  const lastSuccess = new Gauge({
-    name: 'upstash_exporter_last_success_timestamp_seconds',
-    help: 'When the source was last polled successfully (Unix time in seconds).',
-    labelNames: HEALTH_LABELS,
-    registers,
-  });
-  const duration = new Gauge({
-    name: 'upstash_exporter_poll_duration_seconds',
-    help: 'How long the last poll of the source took, retries included (seconds).',
-    labelNames: HEALTH_LABELS,
-    registers,
-  });
-  const polls = new Counter({
-    name: 'upstash_exporter_polls_total',
-    help: 'Polls of the source started (count).',
-    labelNames: HEALTH_LABELS,
-    registers,
-  });
-  const failures = new Counter({
-    name: 'upstash_exporter_poll_failures_total',
-    help: 'Failed polls of the source, by reason (count).',
-    labelNames: [...HEALTH_LABELS, 'reason'],
-    registers,
-  });
-  const skipped = new Counter({
-    name: 'upstash_exporter_polls_skipped_total',
-    help: 'Scheduled polls of the source skipped because the previous one was still running or Upstash asked us to wait (count).',
-    labelNames: HEALTH_LABELS,
-    registers,
-  });
-  const requests = new Counter({
-    name: 'upstash_exporter_api_requests_total',
-    help: 'HTTP requests sent to Upstash, retries included, by API and status code (count; code "error" when no status came back).',
-    labelNames: ['api', 'code'],
-    registers,
-  });
-  new Gauge({
-    name: 'upstash_exporter_build_info',
-    help: 'Always 1; the labels say which exporter version runs on which Node.js.',
-    labelNames: ['version', 'node_version'],
-    registers,
-  }).set({ version: build.version, node_version: process.version }, 1);
-  // Always exported, 0 and 1 when unsharded: dashboards and the sharding alert read them.
-  new Gauge({
-    name: 'upstash_exporter_shard_ordinal',
-    help: 'Which shard this process is, 0-based (--shard).',
-    registers,
-  }).set(build.sharding?.shard ?? 0);
-  new Gauge({
-    name: 'upstash_exporter_total_shards',
-    help: 'How many shards share the configuration (--total-shards).',
-    registers,
-  }).set(build.sharding?.total ?? 1);
-  const truncated = new Counter({
-    name: 'upstash_exporter_label_values_truncated_total',
-    help: `Label values of polled series rewritten to a head, "~" and a hash of the whole value: cut to ${MAX_LABEL_VALUE_LENGTH} characters, or repaired (invalid UTF-16), counted once per value and poll (count).`,
-    labelNames: HEALTH_LABELS,
-    registers,
-  });
-
-  const rejected = new Counter({
-    name: 'upstash_exporter_fields_rejected_total',
-    help: "Upstream fields skipped alone because their value had the wrong type, by field (Upstash's name); the rest of the source still exports (count).",
-    labelNames: [...HEALTH_LABELS, 'field'],
-    registers,
-  });
-  // The fields each source has had rejected, so that forgetting the source can remove them all.
-  const rejectedFields = new Map<string, Set<string>>();
+export function createSelfMetrics(build: {
+  version: string;
+  sharding?: { shard: number; total: number };
+}): SelfMetrics {
+  const series = new DataSeries(HEALTH_METRICS);
+  const units = new Map<string, UnitHealth>();
+  const requests = new Map<string, { readonly labels: LabelPairs; count: number }>();
+  const dirty = new Set<string>();
   const sourceKey = (labels: UnitLabels): string => HEALTH_LABELS.map((name) => labels[name]).join('\u0000');
-
   let version = 0;
+
+  series.replace(BUILD, [
+    {
+      metric: BUILD_INFO,
+      labels: [
+        ['version', build.version],
+        ['node_version', process.version],
+      ],
+      value: 1,
+    },
+    { metric: SHARD_ORDINAL, labels: [], value: build.sharding?.shard ?? 0 },
+    { metric: TOTAL_SHARDS, labels: [], value: build.sharding?.total ?? 1 },
+  ]);
+
+  const unit = (labels: UnitLabels): UnitHealth => {
+    version++;
+    const key = sourceKey(labels);
+    dirty.add(key);
+    let health = units.get(key);
+    if (health === undefined) {
+      health = {
+        labels: HEALTH_LABELS.map((name) => [name, labels[name]] as const),
+        failures: new Map(),
+        rejected: new Map(),
+      };
+      units.set(key, health);
+    }
+    return health;
+  };
+
+  /** Renders the units and request counts that changed since the last read into the series. */
+  const flush = (): void => {
+    for (const key of dirty) {
+      if (key === API_REQUESTS) {
+        series.replace(
+          key,
+          [...requests.values()].map(({ labels, count }) => ({ metric: REQUESTS, labels, value: count })),
+        );
+        continue;
+      }
+      const health = units.get(key);
+      if (health === undefined) series.drop(key);
+      else series.replace(key, unitSamples(health));
+    }
+    dirty.clear();
+  };
+
   return {
     get version() {
       return version;
     },
+    catalogue: HEALTH_METRICS,
     declareSource(labels) {
-      version++;
-      polls.inc(labels, 0);
-      skipped.inc(labels, 0);
-      truncated.inc(labels, 0);
-      for (const reason of FAILURE_REASONS) failures.inc({ ...labels, reason }, 0);
+      const health = unit(labels);
+      health.polls ??= 0;
+      health.skipped ??= 0;
+      health.truncated ??= 0;
+      for (const reason of FAILURE_REASONS) health.failures.set(reason, health.failures.get(reason) ?? 0);
     },
     pollStarted(labels) {
-      version++;
-      polls.inc(labels);
+      const health = unit(labels);
+      health.polls = (health.polls ?? 0) + 1;
     },
     pollSucceeded(labels, durationSeconds, atSeconds) {
-      version++;
-      up.set(labels, 1);
-      duration.set(labels, durationSeconds);
-      lastSuccess.set(labels, atSeconds);
+      const health = unit(labels);
+      health.up = 1;
+      health.duration = durationSeconds;
+      health.lastSuccess = atSeconds;
     },
     pollFailed(labels, reason, durationSeconds) {
-      version++;
-      up.set(labels, 0);
-      duration.set(labels, durationSeconds);
-      failures.inc({ ...labels, reason });
+      const health = unit(labels);
+      health.up = 0;
+      health.duration = durationSeconds;
+      health.failures.set(reason, (health.failures.get(reason) ?? 0) + 1);
     },
     pollSkipped(labels) {
-      version++;
-      skipped.inc(labels);
+      const health = unit(labels);
+      health.skipped = (health.skipped ?? 0) + 1;
     },
     apiRequest(api, code) {
       version++;
-      requests.inc({ api, code });
+      dirty.add(API_REQUESTS);
+      const key = `${api}\u0000${code}`;
+      const counted = requests.get(key);
+      if (counted === undefined) {
+        requests.set(key, {
+          labels: [
+            ['api', api],
+            ['code', code],
+          ],
+          count: 1,
+        });
+      } else {
+        counted.count++;
+      }
     },
     fieldRejected(labels, field) {
-      version++;
-      rejected.inc({ ...labels, field });
-      const key = sourceKey(labels);
-      rejectedFields.set(key, (rejectedFields.get(key) ?? new Set()).add(field));
+      const health = unit(labels);
+      health.rejected.set(field, (health.rejected.get(field) ?? 0) + 1);
     },
     labelValuesTruncated(labels, count) {
       if (count === 0) return;
-      version++;
-      truncated.inc(labels, count);
+      const health = unit(labels);
+      health.truncated = (health.truncated ?? 0) + count;
     },
     forgetSource(labels) {
       version++;
-      for (const metric of [up, lastSuccess, duration, polls, skipped, truncated])
-        metric.remove({ ...labels });
-      for (const reason of FAILURE_REASONS) failures.remove({ ...labels, reason });
-      for (const field of rejectedFields.get(sourceKey(labels)) ?? []) rejected.remove({ ...labels, field });
-      rejectedFields.delete(sourceKey(labels));
+      const key = sourceKey(labels);
+      units.delete(key);
+      dirty.add(key);
+    },
+    render(format) {
+      flush();
+      return series.render(format);
+    },
+    takeChanges() {
+      flush();
+      return series.takeChanges();
     },
   };
+}
+
+/** A unit's health series, family by family. */
+function unitSamples(health: UnitHealth): Sample[] {
+  const { labels } = health;
+  const samples: Sample[] = [];
+  const add = (metric: DataMetric, value: number | undefined, pairs: LabelPairs = labels): void => {
+    if (value !== undefined) samples.push({ metric, labels: pairs, value });
+  };
+  add(UP, health.up);
+  add(LAST_SUCCESS, health.lastSuccess);
+  add(DURATION, health.duration);
+  add(POLLS, health.polls);
+  for (const [reason, count] of health.failures) add(FAILURES, count, [...labels, ['reason', reason]]);
+  add(SKIPPED, health.skipped);
+  add(TRUNCATED, health.truncated);
+  for (const [field, count] of health.rejected) add(REJECTED, count, [...labels, ['field', field]]);
+  return samples;
 }

@@ -1,9 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataSeries } from '../../src/metrics/data-series.js';
-import { renderRegistry } from '../../src/metrics/exposition.js';
 import { Poller, type PollGroup } from '../../src/poller/poller.js';
 import { createSelfMetrics } from '../../src/poller/self-metrics.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
@@ -17,8 +15,7 @@ const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve,
 
 /** A poller wired to real series, metrics and a logger whose lines the test reads back. */
 function setup(poll: (context: PollContext, call: number) => Promise<number>, intervalMs = 1000) {
-  const registry = new Registry();
-  const metrics = createSelfMetrics(registry, { version: 'test' });
+  const metrics = createSelfMetrics({ version: 'test' });
   const series = new DataSeries(DATA_METRICS);
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -44,9 +41,9 @@ function setup(poll: (context: PollContext, call: number) => Promise<number>, in
     metrics,
     logger: pino({ level: 'debug' }, sink),
   });
-  const text = async () => `${series.render('text')}${await renderRegistry(registry, 'text')}`;
+  const text = async () => Promise.resolve(`${series.render('text')}${metrics.render('text')}`);
   const value = async (pattern: RegExp) => Number(pattern.exec(await text())?.[1] ?? NaN);
-  return { poller, group, series, registry, text, value, lines, calls: () => calls };
+  return { poller, group, series, metrics, text, value, lines, calls: () => calls };
 }
 
 let running: Poller | undefined;
@@ -263,8 +260,7 @@ describe('Poller', () => {
 describe('Poller, hostile input', () => {
   it('fails a poll that maps to two samples of one series as internal, keeping the last good series', async () => {
     let duplicate = false;
-    const registry = new Registry();
-    const metrics = createSelfMetrics(registry, { version: 'test' });
+    const metrics = createSelfMetrics({ version: 'test' });
     const series = new DataSeries(DATA_METRICS);
     const poller = new Poller({
       groups: [
@@ -293,7 +289,7 @@ describe('Poller, hostile input', () => {
     await sleep(100);
     duplicate = true;
     await sleep(1100);
-    const text = `${series.render('text')}${await renderRegistry(registry, 'text')}`;
+    const text = `${series.render('text')}${metrics.render('text')}`;
     expect(text).toMatch(/^upstash_exporter_poll_failures_total\{[^}]*reason="internal"\} [1-9]/m);
     expect(text).toContain('flow_control_key="k"} 1');
     expect(text.match(/wait_list_size\{[^}]*flow_control_key="k"/g)).toHaveLength(1);

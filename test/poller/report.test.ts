@@ -1,9 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataSeries } from '../../src/metrics/data-series.js';
-import { renderRegistry } from '../../src/metrics/exposition.js';
 import { limitLabelValue } from '../../src/metrics/label-limit.js';
 import { Poller, type PollGroup } from '../../src/poller/poller.js';
 import { createSelfMetrics } from '../../src/poller/self-metrics.js';
@@ -20,8 +18,7 @@ const EVERY_SECOND = '* * * * * *';
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function setup(groups: PollGroup[]) {
-  const registry = new Registry();
-  const metrics = createSelfMetrics(registry, { version: 'test' });
+  const metrics = createSelfMetrics({ version: 'test' });
   const series = new DataSeries(DATA_METRICS);
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -32,7 +29,7 @@ function setup(groups: PollGroup[]) {
   });
   const poller = new Poller({ groups, series, metrics, logger: pino({ level: 'debug' }, sink) });
   running = poller;
-  const text = async () => `${series.render('text')}${await renderRegistry(registry, 'text')}`;
+  const text = async () => Promise.resolve(`${series.render('text')}${metrics.render('text')}`);
   return { poller, text, lines };
 }
 

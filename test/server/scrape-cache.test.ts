@@ -32,10 +32,10 @@ function section(text: string | ((format: Format) => string)) {
 }
 
 /** The data and health sections made on this thread, as the poll worker's publications carry them. */
-function polledSections(series: DataSeries, metrics: SelfMetrics, registry: Registry): PolledSections {
+function polledSections(series: DataSeries, metrics: SelfMetrics): PolledSections {
   return {
     data: { version: () => series.version, render: (format) => series.chunks(format) },
-    health: { version: () => metrics.version, render: async (format) => renderRegistry(registry, format) },
+    health: { version: () => metrics.version, render: (format) => metrics.render(format) },
   };
 }
 
@@ -155,8 +155,7 @@ describe('ExpositionCache', () => {
   });
 
   it('serves what rendering everything per scrape served, byte for byte but for process values', async () => {
-    const registry = new Registry();
-    const metrics = createSelfMetrics(registry, { version: 'test' });
+    const metrics = createSelfMetrics({ version: 'test' });
     const series = new DataSeries(DATA_METRICS);
     const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
     metrics.declareSource(labels);
@@ -164,11 +163,11 @@ describe('ExpositionCache', () => {
     series.replace('flow_control/eu', flowControlSamples('eu', [{ key: 'k "1"', waitListSize: 3 }], 10));
     metrics.pollSucceeded(labels, 0.5, 1_700_000_000);
     const processes = processRegistry();
-    const cache = createMetricsCache(polledSections(series, metrics, registry), processes);
+    const cache = createMetricsCache(polledSections(series, metrics), processes);
     // Process and Node.js values move between two renders; names, labels and order must not.
     const shape = (text: string): string => text.replace(/^((?:process|nodejs)_\S*) .*$/gm, '$1 <value>');
     for (const format of ['text', 'openmetrics'] as const) {
-      const before = `${series.render(format)}${await renderRegistry(registry, format)}${await renderRegistry(processes, format)}${format === 'openmetrics' ? '# EOF\n' : ''}`;
+      const before = `${series.render(format)}${metrics.render(format)}${await renderRegistry(processes, format)}${format === 'openmetrics' ? '# EOF\n' : ''}`;
       const now = (await bodyOf(cache, format, 'identity')).toString('utf8');
       expect(shape(now)).toBe(shape(before));
       expect(shape(gunzipSync(await bodyOf(cache, format, 'gzip')).toString('utf8'))).toBe(shape(before));
@@ -176,10 +175,9 @@ describe('ExpositionCache', () => {
   });
 
   it('shows a recorded poll at once, without waiting for the self-metrics refresh', async () => {
-    const registry = new Registry();
-    const metrics = createSelfMetrics(registry, { version: 'test' });
+    const metrics = createSelfMetrics({ version: 'test' });
     const cache = createMetricsCache(
-      polledSections(new DataSeries(DATA_METRICS), metrics, registry),
+      polledSections(new DataSeries(DATA_METRICS), metrics),
       processRegistry(),
     );
     const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' };
