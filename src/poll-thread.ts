@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { DestinationStream, Logger } from 'pino';
 import { toWire } from './config/wire.js';
 import type { Config } from './config/types.js';
-import type { FamilyLines } from './metrics/data-series.js';
+import type { FamilyBlocks } from './metrics/data-series.js';
 import { FamilyTable, type Rendered } from './metrics/family-table.js';
 import { heapFlags } from './heap-flags.js';
 import { logDestination } from './logger.js';
@@ -208,9 +208,9 @@ export class PollThread implements PolledSections {
 function applied(table: FamilyTable | undefined, section: SectionChanges, whole: boolean): FamilyTable {
   const next =
     section.catalogue === undefined && table !== undefined ? table : new FamilyTable(section.catalogue ?? []);
-  const families: FamilyLines[] = section.families.map((family) => ({
+  const families: FamilyBlocks[] = section.families.map((family) => ({
     ...family,
-    lines: asBuffer(family.lines),
+    changed: family.changed.map((block) => ({ ...block, lines: asBuffer(block.lines) })),
   }));
   next.apply(families, whole);
   return next;

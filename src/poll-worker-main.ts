@@ -12,7 +12,7 @@ import { createPolling, transferList } from './polling.js';
 // them where its own go.
 
 /** How often the serving thread is handed what moved: the most a scrape lags a poll's landing. */
-const PUBLISH_EVERY_MS = 500;
+const PUBLISH_EVERY_MS = 1000;
 
 const port = parentPort;
 if (port === null) throw new Error('the poll worker runs as a worker thread (see poll-thread.ts)');

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/types.js';
 import type { DataMetric } from './metrics/catalogue.js';
-import { DataSeries, type FamilyLines } from './metrics/data-series.js';
+import { DataSeries, type FamilyBlocks } from './metrics/data-series.js';
 import { PollPlan } from './poll-plan.js';
 import { Poller, type UnitStatus } from './poller/poller.js';
 import { createSelfMetrics } from './poller/self-metrics.js';
@@ -17,8 +17,8 @@ export interface PollingOptions {
 export interface SectionChanges {
   /** Every family of the section, in exposition order, with its HELP text; on a whole publication only. */
   readonly catalogue: readonly DataMetric[] | undefined;
-  /** The families whose lines changed (an empty one has no samples left); all of them when whole. */
-  readonly families: readonly FamilyLines[];
+  /** The families whose lines changed, by block (see {@link DataSeries.takeChanges}). */
+  readonly families: readonly FamilyBlocks[];
 }
 
 /**
@@ -107,8 +107,9 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
 /** Every buffer of a publication, to be transferred (moved, not copied) with it. */
 export function transferList(publication: Publication): ArrayBuffer[] {
   return [
-    ...publication.data.families.map((family) => family.lines),
-    ...publication.health.families.map((family) => family.lines),
+    ...[...publication.data.families, ...publication.health.families].flatMap((family) =>
+      family.changed.map((block) => block.lines),
+    ),
     publication.status,
   ].map((buffer) => buffer.buffer as ArrayBuffer);
 }

@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import type { DataMetric } from './catalogue.js';
 import { crc32Combine } from './crc32-combine.js';
-import type { FamilyLines } from './data-series.js';
+import type { Block, FamilyBlocks } from './data-series.js';
 import { familyHeader, type Format } from './exposition.js';
 
 /** A run of exposition bytes to send back to back, with the CRC-32 of all of them. */
@@ -11,14 +11,14 @@ export interface Rendered {
 }
 
 /**
- * The data section as the serving thread holds it: the lines of each family as the poll worker last
- * sent them (see {@link DataSeries.takeChanges}), and their HELP and TYPE lines, made here once per
- * format. Rendering a format is a list of views, never a copy; its CRC is chained from the CRCs the
- * worker computed, without reading the bytes again.
+ * A section as the serving thread holds it: the lines of each family, block by block, as the poll
+ * worker last sent them (see {@link DataSeries.takeChanges}), and their HELP and TYPE lines, made
+ * here once per format. Rendering a format is a list of the buffers, never a copy; its CRC is chained
+ * from the CRCs the worker computed, without reading the bytes again.
  */
 export class FamilyTable {
   readonly #metrics: readonly DataMetric[];
-  readonly #lines = new Map<string, FamilyLines>();
+  readonly #blocks = new Map<string, Block[]>();
   readonly #headers = new Map<string, { bytes: Buffer; crc: number }>();
   readonly #rendered = new Map<Format, Rendered>();
   #version = 0;
@@ -28,13 +28,15 @@ export class FamilyTable {
     this.#metrics = metrics;
   }
 
-  /** Takes the families that changed (all of them when `whole`: what was held before is dropped). */
-  apply(changes: readonly FamilyLines[], whole: boolean): void {
-    if (whole) this.#lines.clear();
+  /** Takes the blocks that changed (all of them when `whole`: what was held before is dropped). */
+  apply(changes: readonly FamilyBlocks[], whole: boolean): void {
+    if (whole) this.#blocks.clear();
     if (!whole && changes.length === 0) return;
-    for (const change of changes) {
-      if (change.lines.length === 0) this.#lines.delete(change.name);
-      else this.#lines.set(change.name, change);
+    for (const { name, blocks, changed } of changes) {
+      const held = this.#blocks.get(name) ?? [];
+      held.length = Math.min(held.length, blocks);
+      for (const block of changed) held[block.index] = block;
+      this.#blocks.set(name, held);
     }
     this.#rendered.clear();
     this.#version++;
@@ -52,11 +54,15 @@ export class FamilyTable {
     const chunks: Buffer[] = [];
     let crc = 0;
     for (const metric of this.#metrics) {
-      const family = this.#lines.get(metric.name);
-      if (family === undefined) continue;
+      const blocks = this.#blocks.get(metric.name)?.filter((block) => block.lines.length > 0) ?? [];
+      if (blocks.length === 0) continue;
       const header = this.#header(metric, format);
-      chunks.push(header.bytes, family.lines);
-      crc = crc32Combine(crc32Combine(crc, header.crc, header.bytes.length), family.crc, family.lines.length);
+      chunks.push(header.bytes);
+      crc = crc32Combine(crc, header.crc, header.bytes.length);
+      for (const block of blocks) {
+        chunks.push(block.lines);
+        crc = crc32Combine(crc, block.crc, block.lines.length);
+      }
     }
     rendered = { chunks, crc };
     this.#rendered.set(format, rendered);

@@ -1,5 +1,5 @@
 import type { DataMetric } from '../metrics/catalogue.js';
-import { DataSeries, type FamilyLines } from '../metrics/data-series.js';
+import { DataSeries, type FamilyBlocks } from '../metrics/data-series.js';
 import type { Format } from '../metrics/exposition.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../metrics/label-limit.js';
 import type { LabelPairs, Sample } from '../metrics/sample.js';
@@ -35,7 +35,7 @@ export interface SelfMetrics {
   /** The exposition of every family with samples. */
   render(format: Format): string;
   /** The families that changed since the last call (see {@link DataSeries.takeChanges}). */
-  takeChanges(): FamilyLines[];
+  takeChanges(): FamilyBlocks[];
 }
 
 const metric = (name: string, help: string, type: 'gauge' | 'counter' = 'gauge'): DataMetric => ({

@@ -25,8 +25,8 @@ interface Piece {
   readonly version: number | string;
   readonly chunks: readonly Buffer[];
   readonly length: number;
-  /** Raw deflate ending in a sync flush (byte-aligned, not final), made on the first gzip scrape. */
-  deflated: Promise<Buffer> | undefined;
+  /** Raw deflate of each chunk ending in a sync flush (byte-aligned, not final), on the first gzip scrape. */
+  deflated: Promise<readonly Buffer[]> | undefined;
   /** CRC-32 of this piece's bytes alone, chained into the body's by {@link crc32Combine}. */
   crc: number | undefined;
 }
@@ -54,6 +54,9 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]
 
 /** Process and Node.js metrics (CPU, memory, event loop lag…) are read at most this long ago. */
 const SELF_METRICS_MAX_AGE_MS = 1000;
+
+/** Deflate jobs on the thread pool at once (the pool has four threads, two cores are expected). */
+const DEFLATES_IN_FLIGHT = 2;
 
 /** Rebuilds of one body per second, {@link keepWarm}'s included. */
 const REBUILDS_PER_SECOND = 2;
@@ -122,15 +125,16 @@ export function keepWarm(cache: ExpositionCache): () => void {
  * not re-render or re-compress what has not changed:
  *
  * - the body is a list of sections (the data series, our own metrics, `# EOF`), each with a
- *   version; a section is rendered, encoded to bytes and (on the first gzip scrape)
- *   deflated once per version and format, never per scrape;
+ *   version; a section is rendered and encoded to bytes once per version and format, never per
+ *   scrape, and (on the first gzip scrape) each of its chunks is deflated once: a chunk that a new
+ *   version still holds (a family's block of lines that did not change) keeps its deflated bytes;
  * - the body, plain or gzip, is the list of those cached pieces (never copied into one buffer: a
  *   megabyte copied every second is garbage that lingers outside the JS heap), kept per format and
  *   encoding until some section's version moves, so a scrape in between costs what a static file
  *   server's answer costs;
- * - gzip bodies are stitched: every section is raw-deflated on its own ending in a sync flush, which
+ * - gzip bodies are stitched: every chunk is raw-deflated on its own ending in a sync flush, which
  *   leaves the stream byte-aligned and open, so the pieces can follow each other inside one gzip
- *   member; an empty final block, the CRC-32 (chained across pieces) and the length close it. One
+ *   member; an empty final block, the CRC-32 (chained across sections) and the length close it. One
  *   member, not concatenated members, so every decoder takes it, curl's included.
  *
  * Freshness is the sections' business: a section whose values move all the time (process metrics)
@@ -140,6 +144,11 @@ export class ExpositionCache {
   readonly #sections: readonly Section[];
   readonly #pieces = new Map<string, Promise<Piece>>();
   readonly #bodies = new Map<string, Body>();
+  /** Each chunk's deflated bytes, for as long as the chunk lives. */
+  readonly #deflated = new WeakMap<Buffer, Promise<Buffer>>();
+  /** Deflates in flight, and those waiting for one to end. */
+  #deflating = 0;
+  readonly #deflateQueue: (() => void)[] = [];
 
   readonly #burst: number;
 
@@ -219,7 +228,7 @@ export class ExpositionCache {
     );
     if (encoding === 'identity') return pieces.flatMap((piece) => piece.chunks);
     const deflated = await Promise.all(
-      pieces.map(async (piece) => (piece.deflated ??= deflateOpen(piece.chunks))),
+      pieces.map(async (piece) => (piece.deflated ??= this.#deflate(piece.chunks))),
     );
     let crc = 0;
     let length = 0;
@@ -231,7 +240,42 @@ export class ExpositionCache {
     const trailer = Buffer.alloc(8);
     trailer.writeUInt32LE(crc >>> 0, 0);
     trailer.writeUInt32LE(length % 2 ** 32, 4);
-    return [GZIP_HEADER, ...deflated, FINAL_EMPTY_BLOCK, trailer];
+    return [GZIP_HEADER, ...deflated.flat(), FINAL_EMPTY_BLOCK, trailer];
+  }
+
+  /**
+   * Each chunk raw-deflated on its own, as a stream left open and byte-aligned (so more deflate data
+   * may follow), each a job on the thread pool: a chunk deflated before is not deflated again.
+   */
+  async #deflate(chunks: readonly Buffer[]): Promise<readonly Buffer[]> {
+    return Promise.all(
+      chunks.map(async (chunk) => {
+        let deflated = this.#deflated.get(chunk);
+        if (deflated === undefined) {
+          deflated = this.#deflateOne(chunk);
+          this.#deflated.set(chunk, deflated);
+          deflated.catch(() => this.#deflated.delete(chunk));
+        }
+        return deflated;
+      }),
+    );
+  }
+
+  /**
+   * One chunk's raw deflate, at most {@link DEFLATES_IN_FLIGHT} at a time: each holds a quarter of a
+   * megabyte of zlib state until it ends, and a body's first gzip build is a thousand chunks.
+   */
+  async #deflateOne(chunk: Buffer): Promise<Buffer> {
+    if (this.#deflating >= DEFLATES_IN_FLIGHT) {
+      await new Promise<void>((resolve) => this.#deflateQueue.push(resolve));
+    }
+    this.#deflating++;
+    try {
+      return await deflateRaw(chunk, { finishFlush: constants.Z_SYNC_FLUSH });
+    } finally {
+      this.#deflating--;
+      this.#deflateQueue.shift()?.();
+    }
   }
 
   async #piece(index: number, section: Section, format: Format, version: number | string): Promise<Piece> {
@@ -263,19 +307,6 @@ export class ExpositionCache {
       throw error;
     }
   }
-}
-
-/**
- * Raw deflate of `chunks` as one stream that is left open and byte-aligned, so more deflate data may
- * follow. The chunks are joined first (a transient copy): deflated as one job on the thread pool, a
- * section costs the event loop one turn, where a stream written chunk by chunk needs a turn per chunk
- * and, with a busy event loop, takes seconds to finish.
- */
-async function deflateOpen(chunks: readonly Buffer[]): Promise<Buffer> {
-  const [only] = chunks;
-  return deflateRaw(chunks.length === 1 && only !== undefined ? only : Buffer.concat(chunks), {
-    finishFlush: constants.Z_SYNC_FLUSH,
-  });
 }
 
 /** CRC-32 of `chunks`, back to back, continuing from `prefix`, the CRC of what came before them. */
