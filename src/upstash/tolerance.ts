@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+// One tolerance rule per kind of field (contract 6.3), for every body:
+// - a key field (the name or ID a listing's series hang on) is all-or-nothing: a listing with one bad
+//   key is invalid_response;
+// - any other field that is missing or null is absent; one of the wrong type is absent too, and named
+//   as rejected (counted in upstash_exporter_fields_rejected_total), the rest of its entry kept.
+
+/**
+ * Whether `value` is a number field's value: a finite double. JSON.parse reads a number beyond the
+ * double range (`1e400`) as Infinity; no figure of Upstash's can be that (its API is written in Go,
+ * whose JSON encoder cannot write such a number nor its decoder read one into a float64), and an
+ * Infinity would reach dashboards as `+Inf`, turning sums into +Inf and ratios against it into NaN.
+ * So it is a value of the wrong type, rejected like a string would be. Numbers beyond 2^53 but within
+ * range (Upstash's 8024278031528736858 for "no limit") are finite, and kept as the float they parse
+ * to. zod's `z.number()` draws the same line (it refuses Infinity and NaN).
+ */
+export function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** A number field's schema: {@link isNumber}. */
+export const number = z.number();
+
+/** What an optional field of the wrong type parses to, until {@link tolerated} takes it out. */
+const REJECTED: unique symbol = Symbol('rejected field');
+
+/**
+ * An optional field of a listing entry: missing or null is absent; a value `type` refuses is
+ * marked, for {@link tolerated} to drop and name, instead of failing the whole listing.
+ */
+export function optional<T extends z.ZodType>(type: T) {
+  return z.unknown().transform((value): z.output<T> | undefined | typeof REJECTED => {
+    if (value === undefined || value === null) return undefined;
+    const parsed = type.safeParse(value);
+    return parsed.success ? parsed.data : REJECTED;
+  });
+}
+
+/** A parsed entry whose rejected optional fields read as absent. */
+export type Tolerated<E> = { [K in keyof E]: Exclude<E[K], typeof REJECTED> };
+
+/** `entry` with its rejected optional fields made absent; their names are added to `rejected`. */
+export function tolerated<E extends object>(entry: E, rejected: Set<string>): Tolerated<E> {
+  let out: Record<string, unknown> | undefined;
+  for (const [field, value] of Object.entries(entry)) {
+    if (value !== REJECTED) continue;
+    out ??= { ...entry } as Record<string, unknown>;
+    out[field] = undefined;
+    rejected.add(field);
+  }
+  return (out ?? entry) as Tolerated<E>;
+}
