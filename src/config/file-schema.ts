@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { regexProblem } from '../metrics/relabel-regex.js';
 import { checkBaseUrl, checkListenAddress } from './addresses.js';
 import { parseDuration, scheduleFromCron, scheduleFromInterval, type Schedule } from './schedule.js';
 import { secretProblem } from './secret.js';
@@ -203,13 +204,14 @@ const qstashEntry = z
   .superRefine(entryRules(SECRET_KEYS.qstash))
   .transform(withSchedule(DEFAULTS.qstashInterval));
 
-/** A regular expression (matched against a whole name later); the message names it, as users wrote it. */
+/**
+ * A regular expression in RE2 syntax (matched against a whole name later). The message says why it
+ * is refused but not what it is: the path names it, and values are never echoed.
+ */
 const regex = z.string().superRefine((pattern, ctx) => {
-  try {
-    new RegExp(`^(?:${pattern})$`);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression: ${pattern}` });
-  }
+  const problem = regexProblem(pattern);
+  if (problem !== undefined)
+    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (RE2 syntax): ${problem}` });
 });
 
 const managementEntry = z

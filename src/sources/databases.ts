@@ -59,10 +59,8 @@ const LIMIT_METRICS: Record<DatabaseLimitField, DataMetric> = {
   ),
 };
 
-/** A pattern as Prometheus relabelling reads it: matched against the whole value. */
-export function anchoredRegex(pattern: string): RegExp {
-  return new RegExp(`^(?:${pattern})$`);
-}
+// Where the composition root finds it beside `selects`, which tests what it compiles.
+export { anchoredRegex } from '../metrics/relabel-regex.js';
 
 /** Whether the entry polls `database`: listed by ID, or matching some include and no exclude. */
 export function selects(selection: DatabaseSelection | undefined, database: Database): boolean {

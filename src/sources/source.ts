@@ -1,4 +1,5 @@
 import type { DataMetric } from '../metrics/catalogue.js';
+import type { AnchoredRegex } from '../metrics/relabel-regex.js';
 import type { Sample } from '../metrics/sample.js';
 import type { Credentials, UpstashClient } from '../upstash/client.js';
 
@@ -27,8 +28,8 @@ export interface SourceLimits {
 export interface DatabaseSelection {
   /** The configured IDs; when set, exactly these are polled and the regexes are empty. */
   readonly ids: readonly string[] | undefined;
-  readonly include: readonly RegExp[];
-  readonly exclude: readonly RegExp[];
+  readonly include: readonly AnchoredRegex[];
+  readonly exclude: readonly AnchoredRegex[];
 }
 
 /** Everything one poll of one unit may use. */

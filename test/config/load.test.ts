@@ -911,9 +911,18 @@ describe('management discovery, filters, sources and the command cap', () => {
     expect(config.limits.maxCommandsPerDatabase).toBe(7);
   });
 
+  test('RE2 syntax that JavaScript refuses or reads otherwise is accepted', () => {
+    const config = fromYaml(
+      entry('    include: ["(?i)prod-.*", "[[:digit:]]+", "\\\\pL+", "\\\\Qa.b\\\\E"]\n'),
+    );
+    expect(config.management[0]!.include).toEqual(['(?i)prod-.*', '[[:digit:]]+', '\\pL+', '\\Qa.b\\E']);
+  });
+
   test('an invalid regex is an error naming it', () => {
     const error = configError(() => fromYaml(entry('    include: ["ok", "(unclosed"]\n')));
-    expect(lines(error)).toEqual(['management[0].include[1]: is not a valid regular expression: (unclosed']);
+    expect(lines(error)).toEqual([
+      'management[0].include[1]: is not a valid regular expression (RE2 syntax): missing closing )',
+    ]);
   });
 
   test('include or exclude beside databases is an error', () => {
