@@ -114,10 +114,11 @@ export const databases: SourceKind<'databases'> = {
   lists: 'database',
   metrics: [METRICS.databases, METRICS.info, METRICS.created, ...Object.values(LIMIT_METRICS)],
   async poll({ client, account, databases: selection, signal, deadline }) {
-    const all = await fetchDatabases(client, { ...account, signal, deadline });
+    const { entries: all, rejected } = await fetchDatabases(client, { ...account, signal, deadline });
     const polled = all.filter((database) => selects(selection, database));
     return {
       samples: databaseSamples(account.name, all, polled),
+      rejectedFields: rejected,
       discovered: { unit: 'database', ids: polled.map((database) => database.id) },
     };
   },

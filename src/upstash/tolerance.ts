@@ -26,19 +26,29 @@ export const number = z.number();
 const REJECTED: unique symbol = Symbol('rejected field');
 
 /**
- * An optional field of a listing entry: missing or null is absent; a value `type` refuses is
- * marked, for {@link tolerated} to drop and name, instead of failing the whole listing.
+ * An optional field of a listing entry. Missing or null, it is `missing` (undefined unless given:
+ * Upstash omits zero values, so a missing count can mean 0); a value `type` refuses is marked, for
+ * {@link tolerated} to make absent and name, instead of failing the whole listing. A rejected field
+ * is absent, never `missing`: a count we could not read is not a zero.
  */
-export function optional<T extends z.ZodType>(type: T) {
-  return z.unknown().transform((value): z.output<T> | undefined | typeof REJECTED => {
-    if (value === undefined || value === null) return undefined;
-    const parsed = type.safeParse(value);
-    return parsed.success ? parsed.data : REJECTED;
-  });
+export function optional<T extends z.ZodType, const D extends z.output<T> | undefined = undefined>(
+  type: T,
+  missing: D = undefined as D,
+) {
+  return z
+    .unknown()
+    .optional()
+    .transform((value): z.output<T> | D | typeof REJECTED => {
+      if (value === undefined || value === null) return missing;
+      const parsed = type.safeParse(value);
+      return parsed.success ? parsed.data : REJECTED;
+    });
 }
 
 /** A parsed entry whose rejected optional fields read as absent. */
-export type Tolerated<E> = { [K in keyof E]: Exclude<E[K], typeof REJECTED> };
+export type Tolerated<E> = {
+  [K in keyof E]: typeof REJECTED extends E[K] ? Exclude<E[K], typeof REJECTED> | undefined : E[K];
+};
 
 /** `entry` with its rejected optional fields made absent; their names are added to `rejected`. */
 export function tolerated<E extends object>(entry: E, rejected: Set<string>): Tolerated<E> {
