@@ -892,6 +892,24 @@ describe('sharding and log format (contract sections 7 and 8)', () => {
       '--log.format: must be one of json, text',
     ]);
   });
+
+  test('a total beyond what the 32-bit shard hash can tell apart is a configuration error, flag or file', () => {
+    const tooMany = 'must be at most 4294967296 (the shard hash has 32 bits)';
+    expect(lines(configError(() => load(MINIMAL, { totalShards: '99999999999999999999' })))).toEqual([
+      `--total-shards: ${tooMany}`,
+    ]);
+    expect(lines(configError(() => load(MINIMAL, { totalShards: '4294967297' })))).toEqual([
+      `--total-shards: ${tooMany}`,
+    ]);
+    for (const total of ['99999999999999999999', '"99999999999999999999"', '4294967297'])
+      expect(lines(configError(() => load(`${MINIMAL}sharding:\n  total: ${total}\n`)))).toEqual([
+        `sharding.total: ${tooMany}`,
+      ]);
+    expect(load(MINIMAL, { shard: '4294967295', totalShards: '4294967296' }).sharding).toEqual({
+      shard: 4294967295,
+      total: 4294967296,
+    });
+  });
 });
 
 describe('management discovery, filters, sources and the command cap', () => {
