@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { number, optional } from './tolerance.js';
+import { number, optional, optionalNumbers, presentNumbers } from './tolerance.js';
 
 /**
  * One Redis database as the listing describes it: only the fields we export. The listing also
@@ -35,7 +35,6 @@ export const DATABASE_LIMIT_FIELDS = [
 export type DatabaseLimitField = (typeof DATABASE_LIMIT_FIELDS)[number];
 
 const text = optional(z.string());
-const figure = optional(number);
 
 // z.object strips unknown keys, so `password`, `rest_token`, `read_only_rest_token` and every other
 // field we do not name here never reach the parsed object (nor, through it, any log or series).
@@ -46,11 +45,8 @@ const database = z.object({
   region: text,
   primary_region: text,
   state: text,
-  creation_time: figure,
-  ...(Object.fromEntries(DATABASE_LIMIT_FIELDS.map((field) => [field, figure])) as Record<
-    DatabaseLimitField,
-    typeof figure
-  >),
+  creation_time: optional(number),
+  ...optionalNumbers(DATABASE_LIMIT_FIELDS),
 });
 
 /**
@@ -63,23 +59,16 @@ export function parseDatabases(json: unknown, url = 'databases'): Promise<Listin
     entry: database,
     keyField: 'database_id',
     key: (d) => d.database_id,
-    toEntry: (d) => {
-      const limits: Partial<Record<DatabaseLimitField, number>> = {};
-      for (const field of DATABASE_LIMIT_FIELDS) {
-        const value = d[field];
-        if (value !== undefined) limits[field] = value;
-      }
-      return {
-        id: d.database_id,
-        name: d.database_name,
-        type: d.type ?? '',
-        region: d.region ?? '',
-        primaryRegion: d.primary_region ?? '',
-        state: d.state ?? '',
-        creationTime: d.creation_time,
-        limits,
-      };
-    },
+    toEntry: (d) => ({
+      id: d.database_id,
+      name: d.database_name,
+      type: d.type ?? '',
+      region: d.region ?? '',
+      primaryRegion: d.primary_region ?? '',
+      state: d.state ?? '',
+      creationTime: d.creation_time,
+      limits: presentNumbers(d, DATABASE_LIMIT_FIELDS),
+    }),
   });
 }
 

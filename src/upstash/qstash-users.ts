@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { number, optional } from './tolerance.js';
+import { optional, optionalNumbers, presentNumbers } from './tolerance.js';
 
 /** The plan limits of a QStash instance the exporter exports, by Upstash field name. */
 export const QSTASH_LIMIT_FIELDS = [
@@ -31,7 +31,6 @@ export interface QstashInstance {
 }
 
 const text = optional(z.string());
-const limit = optional(number);
 
 // Only the fields exported are read, so the tokens are never copied out of the body. The ID is the
 // instance's identity: missing, empty or repeated is a changed API, loud.
@@ -40,10 +39,7 @@ const entry = z.object({
   region: text,
   type: text,
   state: text,
-  ...(Object.fromEntries(QSTASH_LIMIT_FIELDS.map((field) => [field, limit])) as Record<
-    QstashLimitField,
-    typeof limit
-  >),
+  ...optionalNumbers(QSTASH_LIMIT_FIELDS),
 });
 
 /** Parses the QStash instance listing (an array); throws on any other shape, never quoting a value. */
@@ -52,14 +48,13 @@ export function parseQstashUsers(json: unknown, url = 'qstash/users'): Promise<L
     entry,
     keyField: 'id',
     key: (e) => e.id,
-    toEntry: (e) => {
-      const limits: Partial<Record<QstashLimitField, number>> = {};
-      for (const field of QSTASH_LIMIT_FIELDS) {
-        const value = e[field];
-        if (value !== undefined) limits[field] = value;
-      }
-      return { id: e.id, region: e.region ?? '', type: e.type ?? '', state: e.state ?? '', limits };
-    },
+    toEntry: (e) => ({
+      id: e.id,
+      region: e.region ?? '',
+      type: e.type ?? '',
+      state: e.state ?? '',
+      limits: presentNumbers(e, QSTASH_LIMIT_FIELDS),
+    }),
   });
 }
 

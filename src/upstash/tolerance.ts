@@ -61,3 +61,27 @@ export function tolerated<E extends object>(entry: E, rejected: Set<string>): To
   }
   return (out ?? entry) as Tolerated<E>;
 }
+
+/** An optional number field ({@link optional} of {@link number}), absent when missing. */
+const optionalNumber = optional(number);
+
+/** The schema shape of optional number fields `fields` (a listing's limits), for a `z.object`. */
+export function optionalNumbers<K extends string>(fields: readonly K[]): Record<K, typeof optionalNumber> {
+  return Object.fromEntries(fields.map((field) => [field, optionalNumber])) as Record<
+    K,
+    typeof optionalNumber
+  >;
+}
+
+/** The fields among `fields` that `entry` has a number for. */
+export function presentNumbers<K extends string>(
+  entry: Readonly<Partial<Record<K, number | undefined>>>,
+  fields: readonly K[],
+): Partial<Record<K, number>> {
+  const out: Partial<Record<K, number>> = {};
+  for (const field of fields) {
+    const value = entry[field];
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
+}
