@@ -1,5 +1,4 @@
 import type { DataMetric } from '../metrics/catalogue.js';
-import type { AnchoredRegex } from '../metrics/relabel-regex.js';
 import type { Sample } from '../metrics/sample.js';
 import type { Credentials, UpstashClient } from '../upstash/client.js';
 
@@ -28,8 +27,8 @@ export interface SourceLimits {
 export interface DatabaseSelection {
   /** The configured IDs; when set, exactly these are polled and the regexes are empty. */
   readonly ids: readonly string[] | undefined;
-  readonly include: readonly AnchoredRegex[];
-  readonly exclude: readonly AnchoredRegex[];
+  readonly include: readonly { test(name: string): boolean }[];
+  readonly exclude: readonly { test(name: string): boolean }[];
 }
 
 /** Everything one poll of one unit may use. */
