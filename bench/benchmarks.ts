@@ -97,7 +97,7 @@ export interface Results {
     readonly scrapes: readonly ScrapeFigure[];
     readonly memory: readonly MemoryRun[];
   };
-  readonly ingest: ReturnType<typeof measureIngest>;
+  readonly ingest: Awaited<ReturnType<typeof measureIngest>>;
   readonly scaling: readonly ScalingFigure[];
   readonly cost: CostFigures;
   readonly account: AccountFigures;
@@ -143,7 +143,7 @@ export async function runBenchmarks(
     const simulator = await startSimulator(simulatorOptions(state));
     try {
       const bodies = await fetchBodies(simulator, state);
-      const figures = measureIngest(state, bodies, { budgetMs: plan.ingestBudgetMs, rounds: 3 });
+      const figures = await measureIngest(state, bodies, { budgetMs: plan.ingestBudgetMs, rounds: 3 });
       if (scale === plan.largeScale) ingest = figures;
       scaling.push({ state, series: figures.whole.series, ingest: figures.whole });
     } finally {
@@ -153,7 +153,7 @@ export async function runBenchmarks(
   if (ingest === undefined) {
     const simulator = await startSimulator(simulatorOptions(largeState));
     try {
-      ingest = measureIngest(largeState, await fetchBodies(simulator, largeState), {
+      ingest = await measureIngest(largeState, await fetchBodies(simulator, largeState), {
         budgetMs: plan.ingestBudgetMs,
         rounds: 3,
       });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { regexProblem } from '../metrics/relabel-regex.js';
 import { checkBaseUrl, checkListenAddress } from './addresses.js';
 import { parseDuration, scheduleFromCron, scheduleFromInterval, type Schedule } from './schedule.js';
 import { secretProblem } from './secret.js';
@@ -8,8 +9,11 @@ import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, MANAGEMENT_SOURCES, QSTASH_SOURCES }
 // document. Structure and formats are checked here, and durations and schedules parsed; resolve.ts
 // does what needs the outside world (secret files, paths).
 
-/** A whole number, also as text, since `${VAR}` expansion always yields text. */
-const count = (min: number) =>
+/**
+ * A whole number, also as text, since `${VAR}` expansion always yields text. Above `max` (checked
+ * first: past 2^53 a number is no longer whole to zod) it is refused with `max`'s own message.
+ */
+const count = (min: number, max?: { readonly at: number; readonly message: string }) =>
   z
     // Without a message of its own, a union that fails both ways only says "Invalid input".
     .union(
@@ -22,7 +26,19 @@ const count = (min: number) =>
       ],
       'must be a whole number',
     )
-    .pipe(z.number().int('must be a whole number').min(min, `must be at least ${min}`));
+    .pipe(
+      (max === undefined ? z.number() : z.number().max(max.at, { message: max.message, abort: true }))
+        .int('must be a whole number')
+        .min(min, `must be at least ${min}`),
+    );
+
+/**
+ * The most processes a configuration can be sharded across: units are shared out by a 32-bit hash
+ * (contract section 7), so beyond 2^32 shards some could never own one. Also a safe integer.
+ */
+export const MAX_TOTAL_SHARDS = 2 ** 32;
+/** Why a larger total is refused, for the flag and the file alike. */
+export const TOO_MANY_SHARDS = `must be at most ${MAX_TOTAL_SHARDS} (the shard hash has 32 bits)`;
 
 const name = z
   .string()
@@ -203,13 +219,14 @@ const qstashEntry = z
   .superRefine(entryRules(SECRET_KEYS.qstash))
   .transform(withSchedule(DEFAULTS.qstashInterval));
 
-/** A regular expression (matched against a whole name later); the message names it, as users wrote it. */
+/**
+ * A regular expression in RE2 syntax (matched against a whole name later). The message says why it
+ * is refused but not what it is: the path names it, and values are never echoed.
+ */
 const regex = z.string().superRefine((pattern, ctx) => {
-  try {
-    new RegExp(`^(?:${pattern})$`);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression: ${pattern}` });
-  }
+  const problem = regexProblem(pattern);
+  if (problem !== undefined)
+    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (RE2 syntax): ${problem}` });
 });
 
 const managementEntry = z
@@ -249,7 +266,7 @@ export const fileSchema = z.strictObject({
   sharding: z
     .strictObject({
       shard: z.union([z.literal('auto'), count(0)], 'must be a whole number or auto').optional(),
-      total: count(1).optional(),
+      total: count(1, { at: MAX_TOTAL_SHARDS, message: TOO_MANY_SHARDS }).optional(),
     })
     .optional(),
   web_config_file: z.string().min(1).optional(),

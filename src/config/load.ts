@@ -5,7 +5,7 @@ import { checkListenAddress } from './addresses.js';
 import { envDocument, envVariable } from './env.js';
 import { ConfigError, describeFsError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
-import { fileSchema, zodProblems } from './file-schema.js';
+import { fileSchema, MAX_TOTAL_SHARDS, TOO_MANY_SHARDS, zodProblems } from './file-schema.js';
 import { checkSecretFiles, resolveDocument, type Files, type Resolved } from './resolve.js';
 import { parseYaml } from './yaml.js';
 import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, type Config } from './types.js';
@@ -116,8 +116,12 @@ function sharding(
   problems: ConfigProblem[],
 ): Config['sharding'] {
   const fallback = { shard: 0, total: 1 };
-  const wholeNumber = (text: string, flag: string, min: number): number | undefined => {
-    if (/^[0-9]+$/.test(text) && Number(text) >= min) return Number(text);
+  const wholeNumber = (text: string, flag: string, min: number, max = Infinity): number | undefined => {
+    if (/^[0-9]+$/.test(text) && Number(text) >= min) {
+      if (Number(text) <= max) return Number(text);
+      problems.push({ path: flag, message: TOO_MANY_SHARDS });
+      return undefined;
+    }
     problems.push({
       path: flag,
       message: min === 0 ? 'must be a whole number or auto' : 'must be a whole number of at least 1',
@@ -134,7 +138,7 @@ function sharding(
   const total =
     flags.totalShards === undefined
       ? (file?.total ?? 1)
-      : wholeNumber(flags.totalShards, '--total-shards', 1);
+      : wholeNumber(flags.totalShards, '--total-shards', 1, MAX_TOTAL_SHARDS);
   if (shard === 'auto') {
     const name = host.split('.')[0] ?? '';
     const ordinal = /-([0-9]+)$/.exec(name)?.[1];

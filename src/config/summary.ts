@@ -9,7 +9,10 @@ export function summarizeConfig(config: Config): string {
     `sharding: shard ${config.sharding.shard} of ${config.sharding.total}`,
     `web_config_file: ${config.webConfigFile ?? '(none)'}`,
     `http: timeout ${config.http.timeoutMs / 1000}s, retries ${config.http.retries}, concurrency ${config.http.concurrency}, max response size ${config.http.maxBodyBytes} bytes`,
-    `limits: max_flow_control_keys ${config.limits.maxFlowControlKeys}, max_url_groups ${config.limits.maxUrlGroups}, max_commands_per_database ${config.limits.maxCommandsPerDatabase}`,
+    // Every limit, as the file spells it (maxQueues → max_queues): a new one shows without an edit here.
+    `limits: ${Object.entries(config.limits)
+      .map(([key, value]) => `${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} ${value}`)
+      .join(', ')}`,
   ];
   for (const account of config.qstash) {
     lines.push(

@@ -59,10 +59,8 @@ const LIMIT_METRICS: Record<DatabaseLimitField, DataMetric> = {
   ),
 };
 
-/** A pattern as Prometheus relabelling reads it: matched against the whole value. */
-export function anchoredRegex(pattern: string): RegExp {
-  return new RegExp(`^(?:${pattern})$`);
-}
+// Where the composition root finds it beside `selects`, which tests what it compiles.
+export { anchoredRegex } from '../metrics/relabel-regex.js';
 
 /** Whether the entry polls `database`: listed by ID, or matching some include and no exclude. */
 export function selects(selection: DatabaseSelection | undefined, database: Database): boolean {
@@ -116,10 +114,11 @@ export const databases: SourceKind<'databases'> = {
   lists: 'database',
   metrics: [METRICS.databases, METRICS.info, METRICS.created, ...Object.values(LIMIT_METRICS)],
   async poll({ client, account, databases: selection, signal, deadline }) {
-    const all = await fetchDatabases(client, { ...account, signal, deadline });
+    const { entries: all, rejected } = await fetchDatabases(client, { ...account, signal, deadline });
     const polled = all.filter((database) => selects(selection, database));
     return {
       samples: databaseSamples(account.name, all, polled),
+      rejectedFields: rejected,
       discovered: { unit: 'database', ids: polled.map((database) => database.id) },
     };
   },

@@ -79,11 +79,10 @@ export const qstashUsers: SourceKind<'qstash_users'> = {
   lists: 'qstash_instance',
   metrics: [INFO, ...Object.values(LIMIT_METRICS)],
   async poll({ client, account, signal, deadline }) {
-    const instances = await fetchQstashUsers(client, { ...account, signal, deadline });
-    const rejected = [...new Set(instances.flatMap((instance) => instance.rejected))];
+    const { entries: instances, rejected } = await fetchQstashUsers(client, { ...account, signal, deadline });
     return {
       samples: qstashUserSamples(account.name, instances),
-      ...(rejected.length > 0 && { rejectedFields: rejected }),
+      rejectedFields: rejected,
       discovered: { unit: 'qstash_instance', ids: instances.map((instance) => instance.id) },
     };
   },

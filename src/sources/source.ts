@@ -18,8 +18,8 @@ export interface SourceAccount {
 export interface DatabaseSelection {
   /** The configured IDs; when set, exactly these are polled and the regexes are empty. */
   readonly ids: readonly string[] | undefined;
-  readonly include: readonly RegExp[];
-  readonly exclude: readonly RegExp[];
+  readonly include: readonly { test(name: string): boolean }[];
+  readonly exclude: readonly { test(name: string): boolean }[];
 }
 
 /** Everything one poll of one unit may use. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { InvalidResponseError } from './errors.js';
-import { assertUnique, parseEntries } from './schema.js';
+import { parseListing, type Listing } from './schema.js';
+import { number, optional, optionalNumbers, presentNumbers } from './tolerance.js';
 
 /**
  * One Redis database as the listing describes it: only the fields we export. The listing also
@@ -17,7 +17,7 @@ export interface Database {
   readonly state: string;
   /** Unix seconds. */
   readonly creationTime: number | undefined;
-  /** The limits Upstash reports for the database; a field that is absent or not a number is undefined. */
+  /** The limits Upstash reports for the database; one absent, or of the wrong type, is undefined. */
   readonly limits: Readonly<Partial<Record<DatabaseLimitField, number>>>;
 }
 
@@ -34,9 +34,7 @@ export const DATABASE_LIMIT_FIELDS = [
 ] as const;
 export type DatabaseLimitField = (typeof DATABASE_LIMIT_FIELDS)[number];
 
-const text = z.string().optional().catch(undefined);
-// A limit that is not a number (absent, null, a string) is left out alone: the database still lists.
-const limit = z.number().optional().catch(undefined);
+const text = optional(z.string());
 
 // z.object strips unknown keys, so `password`, `rest_token`, `read_only_rest_token` and every other
 // field we do not name here never reach the parsed object (nor, through it, any log or series).
@@ -47,35 +45,21 @@ const database = z.object({
   region: text,
   primary_region: text,
   state: text,
-  creation_time: limit,
-  ...Object.fromEntries(DATABASE_LIMIT_FIELDS.map((field) => [field, limit])),
-} as {
-  database_id: z.ZodString;
-  database_name: z.ZodString;
-  type: typeof text;
-  region: typeof text;
-  primary_region: typeof text;
-  state: typeof text;
-  creation_time: typeof limit;
-} & Record<DatabaseLimitField, typeof limit>);
+  creation_time: optional(number),
+  ...optionalNumbers(DATABASE_LIMIT_FIELDS),
+});
 
 /**
  * Parses a database listing body (a JSON array of databases). An entry without a string
  * `database_id` or `database_name` makes the whole body invalid: it names what we poll. Error
  * messages name the path and what was expected, never a value.
  */
-export function parseDatabases(json: unknown, url = 'databases'): Database[] {
-  const fail = (problem: string): Error => new InvalidResponseError('GET', url, problem);
-  if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
-  const entries = parseEntries(json, database, '', fail);
-  assertUnique(entries, (d) => d.database_id, 'database_id', fail);
-  return entries.map((d) => {
-    const limits: Partial<Record<DatabaseLimitField, number>> = {};
-    for (const field of DATABASE_LIMIT_FIELDS) {
-      const value = d[field];
-      if (value !== undefined) limits[field] = value;
-    }
-    return {
+export function parseDatabases(json: unknown, url = 'databases'): Promise<Listing<Database>> {
+  return parseListing(json, url, {
+    entry: database,
+    keyField: 'database_id',
+    key: (d) => d.database_id,
+    toEntry: (d) => ({
       id: d.database_id,
       name: d.database_name,
       type: d.type ?? '',
@@ -83,14 +67,13 @@ export function parseDatabases(json: unknown, url = 'databases'): Database[] {
       primaryRegion: d.primary_region ?? '',
       state: d.state ?? '',
       creationTime: d.creation_time,
-      limits,
-    };
+      limits: presentNumbers(d, DATABASE_LIMIT_FIELDS),
+    }),
   });
 }
 
 /** GET `{url}/v2/redis/databases`: every Redis database of the account. */
-export async function fetchDatabases(client: UpstashClient, target: Target): Promise<Database[]> {
+export async function fetchDatabases(client: UpstashClient, target: Target): Promise<Listing<Database>> {
   const url = `${target.baseUrl}/v2/redis/databases`;
-  const json = await client.getJson({ ...target, url });
-  return parseDatabases(json, url);
+  return parseDatabases(await client.getJson({ ...target, url }), url);
 }

@@ -892,6 +892,24 @@ describe('sharding and log format (contract sections 7 and 8)', () => {
       '--log.format: must be one of json, text',
     ]);
   });
+
+  test('a total beyond what the 32-bit shard hash can tell apart is a configuration error, flag or file', () => {
+    const tooMany = 'must be at most 4294967296 (the shard hash has 32 bits)';
+    expect(lines(configError(() => load(MINIMAL, { totalShards: '99999999999999999999' })))).toEqual([
+      `--total-shards: ${tooMany}`,
+    ]);
+    expect(lines(configError(() => load(MINIMAL, { totalShards: '4294967297' })))).toEqual([
+      `--total-shards: ${tooMany}`,
+    ]);
+    for (const total of ['99999999999999999999', '"99999999999999999999"', '4294967297'])
+      expect(lines(configError(() => load(`${MINIMAL}sharding:\n  total: ${total}\n`)))).toEqual([
+        `sharding.total: ${tooMany}`,
+      ]);
+    expect(load(MINIMAL, { shard: '4294967295', totalShards: '4294967296' }).sharding).toEqual({
+      shard: 4294967295,
+      total: 4294967296,
+    });
+  });
 });
 
 describe('management discovery, filters, sources and the command cap', () => {
@@ -911,9 +929,18 @@ describe('management discovery, filters, sources and the command cap', () => {
     expect(config.limits.maxCommandsPerDatabase).toBe(7);
   });
 
+  test('RE2 syntax that JavaScript refuses or reads otherwise is accepted', () => {
+    const config = fromYaml(
+      entry('    include: ["(?i)prod-.*", "[[:digit:]]+", "\\\\pL+", "\\\\Qa.b\\\\E"]\n'),
+    );
+    expect(config.management[0]!.include).toEqual(['(?i)prod-.*', '[[:digit:]]+', '\\pL+', '\\Qa.b\\E']);
+  });
+
   test('an invalid regex is an error naming it', () => {
     const error = configError(() => fromYaml(entry('    include: ["ok", "(unclosed"]\n')));
-    expect(lines(error)).toEqual(['management[0].include[1]: is not a valid regular expression: (unclosed']);
+    expect(lines(error)).toEqual([
+      'management[0].include[1]: is not a valid regular expression (RE2 syntax): missing closing )',
+    ]);
   });
 
   test('include or exclude beside databases is an error', () => {

@@ -1,6 +1,7 @@
 import { format, inspect } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { ConfigError, formatProblem } from '../../src/config/errors.js';
+import { fileSchema } from '../../src/config/file-schema.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Secret } from '../../src/config/secret.js';
 import { summarizeConfig } from '../../src/config/summary.js';
@@ -76,6 +77,19 @@ management:
     );
     expect(summary).toContain('schedule "0 */5 * * * *" (every 300s)');
     expect(summary.endsWith('\n')).toBe(true);
+  });
+
+  test('names every limit the file accepts, with its value, as the file spells it', () => {
+    const keys = Object.keys(fileSchema.shape.limits.unwrap().shape);
+    expect(keys).toContain('max_schedules');
+    const yaml = `limits:\n${keys.map((key, i) => `  ${key}: ${101 + i}\n`).join('')}qstash:\n  - name: eu\n    token: t\n`;
+    const config = loadConfig({ configFile: '/c.yml', env: {}, readFile: () => yaml });
+    const line = summarizeConfig(config)
+      .split('\n')
+      .find((l) => l.startsWith('limits: '));
+    expect(line?.slice('limits: '.length).split(', ').sort()).toEqual(
+      keys.map((key, i) => `${key} ${101 + i}`).sort(),
+    );
   });
 
   test('env-only mode: the summary names the environment, without secrets', () => {

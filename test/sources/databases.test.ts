@@ -52,6 +52,12 @@ describe('selects', () => {
     expect(select(['a|b'], [], 'ab')).toBe(false);
   });
 
+  it('reads RE2 syntax as Prometheus does', () => {
+    expect(select(['(?i)prod-[[:digit:]]+'], [], 'PROD-42')).toBe(true);
+    expect(select(['\\pL+'], [], 'Zürich')).toBe(true);
+    expect(select(['\\Qa.b\\E'], [], 'axb')).toBe(false);
+  });
+
   it('needs some include and no exclude', () => {
     expect(select(['prod-.*', 'stage-.*'], ['.*-scratch'], 'stage-x')).toBe(true);
     expect(select(['prod-.*'], ['.*-scratch'], 'prod-scratch')).toBe(false);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseFlowControl } from '../../src/upstash/flow-control.js';
 import type { Sample } from '../../src/metrics/sample.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { globalParallelismSamples } from '../../src/sources/global-parallelism.js';
@@ -13,18 +14,14 @@ const lines = (samples: readonly Sample[]): string[] =>
   samples.map((s) => `${s.metric.name}{${s.labels.map(([k, v]) => `${k}="${v}"`).join(',')}} ${s.value}`);
 
 describe('flowControlSamples, the figures of 6.4', () => {
-  it('paused for every key; parallelism only with parallelismMax; rate only with rateMax; omitted zeros as 0', () => {
-    const out = lines(
-      flowControlSamples(
-        'eu',
-        [
-          { key: 'full', waitListSize: 9, paused: true, parallelismMax: 5, parallelismCount: 5 },
-          { key: 'rated', waitListSize: 0, rateMax: 100, ratePeriod: 60 },
-          { key: 'plain', waitListSize: 1, parallelismCount: 3, rateCount: 2 },
-        ],
-        10,
-      ),
-    );
+  // Through the parser, which reads the omitted zeros (Upstash omits zero values).
+  it('paused for every key; parallelism only with parallelismMax; rate only with rateMax; omitted zeros as 0', async () => {
+    const { entries } = await parseFlowControl([
+      { flowControlKey: 'full', waitListSize: 9, isPaused: true, parallelismMax: 5, parallelismCount: 5 },
+      { flowControlKey: 'rated', waitListSize: 0, rateMax: 100, ratePeriod: 60 },
+      { flowControlKey: 'plain', waitListSize: 1, parallelismCount: 3, rateCount: 2 },
+    ]);
+    const out = lines(flowControlSamples('eu', entries, 10));
     expect(out).toEqual([
       'upstash_qstash_flow_control_wait_list_size{account="eu",flow_control_key="full"} 9',
       'upstash_qstash_flow_control_paused{account="eu",flow_control_key="full"} 1',
@@ -149,7 +146,6 @@ describe('qstashUserSamples and qstashStatsSamples', () => {
           type: 'paid',
           state: 'active',
           limits: { max_requests_per_day: 1e6, max_message_size: 1_048_576, budget: 0 },
-          rejected: [],
         },
       ]),
     );
