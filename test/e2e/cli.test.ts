@@ -49,7 +49,7 @@ management:
     const lines = result.stderr.trim().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const line of lines) expect(line).toMatch(/^upstash-exporter: config: /);
-    expect(result.stderr).toContain('qstash[0].tokn: is not a known key');
+    expect(result.stderr).toContain('qstash[0].tokn: is not a known key; did you mean token?');
     expect(result.stderr).toContain('UNSET_VARIABLE_FOR_TEST');
     expect(result.stderr).toContain('listen_address');
     expect(result.stderr).not.toMatch(/\n\s+at /);
