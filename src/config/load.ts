@@ -5,7 +5,14 @@ import { checkListenAddress } from './addresses.js';
 import { envDocument, envVariable } from './env.js';
 import { ConfigError, describeFsError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
-import { fileSchema, MAX_TOTAL_SHARDS, TOO_MANY_SHARDS, zodProblems } from './file-schema.js';
+import {
+  expectedType,
+  fileSchema,
+  MAX_TOTAL_SHARDS,
+  numberKeys,
+  TOO_MANY_SHARDS,
+  zodProblems,
+} from './file-schema.js';
 import { checkSecretFiles, resolveDocument, type Files, type Resolved } from './resolve.js';
 import { parseYaml } from './yaml.js';
 import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, type Config } from './types.js';
@@ -199,7 +206,7 @@ function fromFile(
   const raw = parseYaml(text, path, problems);
   if (raw === undefined) return EMPTY;
   const expansionProblems: ConfigProblem[] = [];
-  const expanded = expandEnv(raw, env, expansionProblems);
+  const expanded = expandEnv(raw, env, expansionProblems, numberKeys());
   // Relative paths in the file are relative to its folder.
   const files = { base: dirname(resolve(path)), read };
   return fromDocument(expanded, files, (field) => field, expansionProblems, problems);
@@ -230,12 +237,12 @@ function fromDocument(
 ): Resolved {
   const found: ConfigProblem[] = [];
   // reportInput lets zodProblems tell a missing key from a wrong type; it never prints the input.
-  const parsed = fileSchema.safeParse(document, { reportInput: true });
+  const parsed = fileSchema.safeParse(document, { reportInput: true, error: expectedType });
   let resolved = EMPTY;
   if (parsed.success) {
     resolved = resolveDocument(parsed.data, files, found);
   } else {
-    found.push(...zodProblems(parsed.error));
+    found.push(...zodProblems(parsed.error, fileSchema));
     checkSecretFiles(document, files, found);
   }
   const named = new Set(reported.map((p) => p.path));

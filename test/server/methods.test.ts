@@ -27,7 +27,7 @@ async function raw(port: number, text: string): Promise<RawReply> {
     socket.on('data', (chunk: string) => (data += chunk));
     socket.on('close', () => resolve(data));
     socket.on('error', reject);
-    socket.setTimeout(5_000, () =>
+    socket.setTimeout(30_000, () =>
       socket.destroy(new Error(`no answer to ${JSON.stringify(text)}: ${data}`)),
     );
   });

@@ -103,23 +103,6 @@ describe('basic auth (web config basic_auth_users)', () => {
     expect(leakedSecret(logs)).toBeUndefined();
   });
 
-  test('an unknown user costs a bcrypt check like a known one (no enumeration by timing)', async () => {
-    const { h } = await start(`basic_auth_users:\n  prometheus: ${bcrypt.hashSync(PASSWORD, 8)}\n`);
-    // Interleaved, so that whatever else the machine does weighs on both alike.
-    const knownTimes: number[] = [];
-    const unknownTimes: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      knownTimes.push((await h.get('/metrics', basic('prometheus', 'wrong'))).ms);
-      unknownTimes.push((await h.get('/metrics', basic('nobody', 'wrong'))).ms);
-    }
-    const median = (times: number[]): number => times.sort((a, b) => a - b)[3]!;
-    const known = median(knownTimes);
-    const unknown = median(unknownTimes);
-    // Cost 8 is ~20 ms of bcrypt; skipping it for unknown users would make them several times faster.
-    expect(unknown).toBeGreaterThan(known / 3);
-    expect(known).toBeGreaterThan(5);
-  });
-
   test('configured headers are on every answer, 401 included', async () => {
     const { h } = await start(
       [
