@@ -1046,10 +1046,18 @@ describe('sharding and log format (contract sections 7 and 8)', () => {
     expect(lines(configError(() => load(MINIMAL, { totalShards: '4294967297' })))).toEqual([
       `--total-shards: ${tooMany}`,
     ]);
-    for (const total of ['99999999999999999999', '"99999999999999999999"', '4294967297'])
+    for (const total of ['99999999999999999999', '4294967297'])
       expect(lines(configError(() => load(`${MINIMAL}sharding:\n  total: ${total}\n`)))).toEqual([
         `sharding.total: ${tooMany}`,
       ]);
+    // From ${VAR}, the same number and the same message.
+    expect(
+      lines(
+        configError(() =>
+          fromYaml(`${MINIMAL}sharding:\n  total: \${TOTAL}\n`, { env: { TOTAL: '99999999999999999999' } }),
+        ),
+      ),
+    ).toEqual([`sharding.total: ${tooMany}`]);
     expect(load(MINIMAL, { shard: '4294967295', totalShards: '4294967296' }).sharding).toEqual({
       shard: 4294967295,
       total: 4294967296,
