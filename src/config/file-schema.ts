@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { namePatternProblem } from '../metrics/family-filter.js';
 import { checkBaseUrl, checkListenAddress } from './addresses.js';
 import { parseDuration, scheduleFromCron, scheduleFromInterval, type Schedule } from './schedule.js';
 import { secretProblem } from './secret.js';
@@ -23,6 +24,12 @@ const count = (min: number) =>
       'must be a whole number',
     )
     .pipe(z.number().int('must be a whole number').min(min, `must be at least ${min}`));
+
+/** true or false, also as text, since `${VAR}` expansion always yields text. */
+const yesNo = z.union(
+  [z.boolean(), z.enum(['true', 'false']).transform((text) => text === 'true')],
+  'must be true or false',
+);
 
 const name = z
   .string()
@@ -235,6 +242,12 @@ const managementEntry = z
   .superRefine(managementSourceRules, { when: (payload) => isRecord(payload.value) })
   .transform(withSchedule(DEFAULTS.managementInterval));
 
+/** A pattern of `metrics.allow` or `metrics.deny`; the message names it by its path, never quoting it. */
+const familyPattern = z.string().superRefine((pattern, ctx) => {
+  const problem = namePatternProblem(pattern);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 /** The config file as parsed by zod, before resolution. */
 export const fileSchema = z.strictObject({
   listen_address: z
@@ -253,6 +266,13 @@ export const fileSchema = z.strictObject({
     })
     .optional(),
   web_config_file: z.string().min(1).optional(),
+  web_enable_lifecycle: yesNo.optional(),
+  metrics: z
+    .strictObject({
+      allow: z.array(familyPattern).optional(),
+      deny: z.array(familyPattern).optional(),
+    })
+    .optional(),
   http: z
     .strictObject({
       timeout: timeoutMs.optional(),
