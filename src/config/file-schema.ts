@@ -48,6 +48,12 @@ const count = (min: number, max?: { readonly at: number; readonly message: strin
   return schema;
 };
 
+/** true or false, also as text, since `${VAR}` expansion always yields text. */
+const yesNo = z.union(
+  [z.boolean(), z.enum(['true', 'false']).transform((text) => text === 'true')],
+  'must be true or false',
+);
+
 const NAME_EXPECTED = 'must be letters, digits, `_`, `.` or `-`, starting with a letter or digit';
 const name = z
   .string({ error: NAME_EXPECTED })
@@ -259,8 +265,7 @@ const qstashEntry = z
  */
 const regex = z.string().superRefine((pattern, ctx) => {
   const problem = regexProblem(pattern);
-  if (problem !== undefined)
-    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (RE2 syntax): ${problem}` });
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
 });
 
 const managementEntry = z
@@ -312,6 +317,13 @@ export const fileSchema = z.strictObject(
       })
       .optional(),
     web_config_file: filePath.optional(),
+    web_enable_lifecycle: yesNo.optional(),
+    metrics: z
+      .strictObject({
+        allow: z.array(regex).optional(),
+        deny: z.array(regex).optional(),
+      })
+      .optional(),
     http: z
       .strictObject({
         timeout: timeoutMs.optional(),

@@ -103,6 +103,8 @@ describe('precedence of listen address and log level: flag > file > default', ()
       logLevel: 'info',
       logFormat: 'json',
       webConfigFile: undefined,
+      webEnableLifecycle: false,
+      metrics: { allow: [], deny: [] },
       sharding: { shard: 0, total: 1 },
     });
     expect(loadFlagSettings({ listenAddress: '0.0.0.0:80', webConfigFile: 'web.yml' })).toEqual({
@@ -110,6 +112,8 @@ describe('precedence of listen address and log level: flag > file > default', ()
       logLevel: 'info',
       logFormat: 'json',
       webConfigFile: resolve('web.yml'),
+      webEnableLifecycle: false,
+      metrics: { allow: [], deny: [] },
       sharding: { shard: 0, total: 1 },
     });
     expect(() => loadFlagSettings({ logLevel: 'trace' })).toThrow(ConfigError);
@@ -1127,5 +1131,64 @@ describe('management discovery, filters, sources and the command cap', () => {
       fromYaml(`limits:\n  max_commands_per_database: 0\n${entry('    databases: [d]\n')}`),
     );
     expect(lines(error)).toEqual(['limits.max_commands_per_database: must be at least 1']);
+  });
+});
+
+describe('web_enable_lifecycle and metrics.allow/deny (contract 9.5)', () => {
+  test('off and every family by default', () => {
+    const config = fromYaml(MINIMAL);
+    expect(config.webEnableLifecycle).toBe(false);
+    expect(config.metrics).toEqual({ allow: [], deny: [] });
+    expect(fromEnv({ QSTASH_TOKEN: 't' }).metrics).toEqual({ allow: [], deny: [] });
+  });
+
+  test('the file sets them; ${VAR} may give true or false', () => {
+    const config = fromYaml(
+      `${MINIMAL}web_enable_lifecycle: true\nmetrics:\n  allow: ["upstash_.*"]\n  deny: [upstash_up, "process_.*"]\n`,
+    );
+    expect(config.webEnableLifecycle).toBe(true);
+    expect(config.metrics).toEqual({ allow: ['upstash_.*'], deny: ['upstash_up', 'process_.*'] });
+    const expanded = fromYaml(`${MINIMAL}web_enable_lifecycle: \${LIFECYCLE}\n`, {
+      env: { LIFECYCLE: 'true' },
+    });
+    expect(expanded.webEnableLifecycle).toBe(true);
+    expect(lines(configError(() => fromYaml(`${MINIMAL}web_enable_lifecycle: "yes"\n`)))).toEqual([
+      'web_enable_lifecycle: must be true or false',
+    ]);
+  });
+
+  test('a flag wins over the file, list by list, in file and env-only mode alike', () => {
+    const yaml = `${MINIMAL}metrics:\n  allow: ["upstash_.*"]\n  deny: [upstash_up]\n`;
+    const config = fromYaml(yaml, {
+      flags: { metricsAllow: ['upstash_redis_.*', 'nodejs_.*'], webEnableLifecycle: true },
+    });
+    expect(config.metrics).toEqual({ allow: ['upstash_redis_.*', 'nodejs_.*'], deny: ['upstash_up'] });
+    expect(config.webEnableLifecycle).toBe(true);
+    expect(fromYaml(yaml, { flags: { metricsDeny: ['x'] } }).metrics).toEqual({
+      allow: ['upstash_.*'],
+      deny: ['x'],
+    });
+    const env = loadConfig({
+      configFile: undefined,
+      env: { QSTASH_TOKEN: 't' },
+      flags: { metricsDeny: ['process_.*'], webEnableLifecycle: true },
+    });
+    expect(env.metrics).toEqual({ allow: [], deny: ['process_.*'] });
+    expect(env.webEnableLifecycle).toBe(true);
+  });
+
+  test('an invalid expression is an error naming it by its place, never quoting it', () => {
+    const error = configError(() =>
+      fromYaml(`${MINIMAL}metrics:\n  allow: [ok, "(unclosed-SECRETISH"]\n  deny: ["a)|(b"]\n  other: []\n`, {
+        flags: { metricsDeny: ['fine', '[also-SECRETISH'] },
+      }),
+    );
+    expect(lines(error)).toEqual([
+      'metrics.allow[1]: is not a valid regular expression (RE2 syntax): missing closing )',
+      'metrics.deny[0]: is not a valid regular expression (RE2 syntax): unexpected )',
+      'metrics.other: is not a known key',
+      '--metrics.deny[1]: is not a valid regular expression (RE2 syntax): invalid character class range',
+    ]);
+    expect(error.message).not.toContain('SECRETISH');
   });
 });

@@ -5,6 +5,7 @@ import { Secret } from '../../src/config/secret.js';
 import {
   DEFAULTS,
   type Config,
+  type FamilySelection,
   type HttpSettings,
   type Limits,
   type ManagementSourceName,
@@ -72,6 +73,10 @@ export interface HarnessOptions {
   readonly limits?: Partial<Limits>;
   readonly logLevel?: LogLevel;
   readonly webConfigFile?: string;
+  readonly webEnableLifecycle?: boolean;
+  readonly metrics?: FamilySelection;
+  /** What a reload over HTTP reads; the running configuration by default. */
+  readonly loadConfig?: () => Config;
   /** Accounts: default one QStash account (both sources) and one management account. */
   readonly qstashAccounts?: number;
   readonly databases?: readonly string[];
@@ -96,6 +101,8 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
     logFormat: 'json',
     sharding: { shard: 0, total: 1 },
     webConfigFile: options.webConfigFile,
+    webEnableLifecycle: options.webEnableLifecycle ?? false,
+    metrics: options.metrics ?? { allow: [], deny: [] },
     http: {
       // Not the subject of the tests that take it: long enough that a busy machine's slow answer is
       // never counted as a timeout. A test about timeouts sets its own.
@@ -146,7 +153,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   });
   const config = testConfig(sim.url, options);
-  const app = createApp(config, { logger, version: '0.0.0-test' });
+  const app = createApp(config, {
+    logger,
+    version: '0.0.0-test',
+    ...(options.loadConfig === undefined ? {} : { loadConfig: options.loadConfig }),
+  });
   const address = await app.start();
   const base = `http://127.0.0.1:${address.port}`;
   const get = (path: string, headers: Record<string, string> = {}): Promise<Reply> =>

@@ -82,7 +82,7 @@ describe('basic auth (web config basic_auth_users)', () => {
       basic('prometheus', ''),
     ];
     for (const headers of refusals) {
-      for (const path of ['/metrics', '/', '/readyz', '/nope']) {
+      for (const path of ['/metrics', '/', '/-/reload', '/nope']) {
         const reply = await h.get(path, headers);
         expect(reply.status, `${path} ${JSON.stringify(headers)}`).toBe(401);
         expect(reply.headers['www-authenticate']).toMatch(/^Basic realm="upstash-exporter"/);
@@ -93,9 +93,17 @@ describe('basic auth (web config basic_auth_users)', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toContain('upstash_exporter_build_info');
     expect((await h.get('/', basic('prometheus', PASSWORD))).status).toBe(200);
-    // The liveness probe stays open: it reveals nothing and must not need a secret.
-    const health = await h.get('/healthz');
-    expect(health.status).toBe(200);
+    // The probes stay open (contract 9.5): they say only up or not, and must not need a secret.
+    for (const path of ['/healthz', '/-/healthy']) {
+      const reply = await h.get(path);
+      expect(reply.status, path).toBe(200);
+      expect(reply.body, path).toBe('ok\n');
+    }
+    for (const path of ['/readyz', '/-/ready']) {
+      const reply = await h.get(path);
+      expect([200, 503], path).toContain(reply.status);
+      expect(reply.headers['www-authenticate'], path).toBeUndefined();
+    }
     // Logs, even at debug level, carry neither the password nor its hash.
     const logs = h.logs.join('');
     expect(logs).not.toContain(PASSWORD);
