@@ -95,6 +95,8 @@ export interface PollUnit {
    * region), for the landing page; the ID stays the unit's identity.
    */
   readonly name?: string;
+  /** For a listing: the kind of unit whose IDs it discovers (the landing page says what it holds). */
+  readonly lists?: PerIdUnit;
   /**
    * Polled only for what its poll does on the side (a listing another shard exports, polled here to
    * learn this shard's units): no series, no health metrics, not on the landing page; failures logged.
@@ -111,6 +113,8 @@ export interface UnitStatus {
   readonly labels: UnitLabels;
   /** The unit's name from its listing; '' when it has none (an account-wide unit, a configured ID). */
   readonly name: string;
+  /** For a listing: the kind of unit it discovers; '' for any other unit. */
+  readonly lists: PerIdUnit | '';
   /** `ok`, a failure reason, or `pending` before the first poll ends. */
   readonly outcome: string;
   /**

@@ -201,6 +201,7 @@ export class Poller {
       statuses.push({
         labels: state.labels,
         name: state.unit.name ?? '',
+        lists: state.unit.lists ?? '',
         outcome: state.outcome,
         error: state.error,
         lastPollAt: state.lastPollAt,

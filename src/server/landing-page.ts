@@ -91,7 +91,8 @@ const STYLE = [
   '.failing{color:#a40e26;font-weight:600}',
   '.detail{display:block;color:#a40e26;font-size:.9em}',
   '.muted{color:#59636e}',
-  'time{white-space:nowrap}',
+  '.hint{display:block;color:#59636e;font-size:.9em;max-width:22em}',
+  'time,.nowrap{white-space:nowrap}',
 ].join('\n');
 
 const HEADER = `<tr>${[
@@ -178,7 +179,16 @@ function stateHtml(row: SourceRow): string {
     notes.push(`<span class="detail">${escapeHtml(row.error || row.outcome)}</span>`);
   }
   if (row.stale) notes.push('<span class="detail">stale: its series were dropped</span>');
-  if (row.running) notes.push('<span class="muted"> polling…</span>');
+  if (row.lists !== '' && row.outcome !== 'ok' && row.outcome !== 'pending') {
+    // What a failing listing means for the units it discovers: none yet, or the last ones it named.
+    const kind = escapeHtml(row.lists.replaceAll('_', ' '));
+    notes.push(
+      row.lastSuccessAt === undefined
+        ? `<span class="hint">No ${kind} known yet: their units appear after its first success.</span>`
+        : `<span class="hint">Each ${kind} it listed last is still polled.</span>`,
+    );
+  }
+  if (row.running) notes.push('<span class="hint">polling now…</span>');
   return badge + notes.join('');
 }
 
@@ -186,7 +196,7 @@ function nextPoll(row: SourceRow, now: number): string {
   if (row.notBefore > row.nextPollAt) {
     return `<time datetime="${iso(row.notBefore)}" title="${iso(row.notBefore)}">${escapeHtml(
       relative(row.notBefore, now),
-    )}</time> <span class="muted">(Retry-After)</span>`;
+    )}</time> <span class="muted nowrap">(Retry-After)</span>`;
   }
   return `<time datetime="${iso(row.nextPollAt)}" title="${iso(row.nextPollAt)}">${escapeHtml(relative(row.nextPollAt, now))}</time>`;
 }

@@ -100,6 +100,7 @@ function sourceUnit(
     labels: unitLabels(kind.name, account.name, kind.per, id),
     ...(kind.per !== 'account' && { family: familyOf(entry, kind) }),
     ...(name !== undefined && name !== '' && { name }),
+    ...(kind.lists !== undefined && { lists: kind.lists }),
     poll: async ({ signal, deadline }) => {
       const { discovered, ...result } = await kind.poll({
         ...deps,

@@ -15,6 +15,7 @@ function row(
   return {
     labels: unitLabels(source, account, kind, id),
     name: '',
+    lists: '',
     outcome: 'ok',
     error: '',
     lastPollAt: NOW - 12_000,
@@ -91,10 +92,25 @@ describe('landing page', () => {
       /<span class="state down">down<\/span><span class="detail">unauthorized \(HTTP 401\)<\/span><span class="detail">stale: its series were dropped<\/span><\/td><td><time [^>]*>1 h 2 min ago</,
     );
     expect(html).toMatch(
-      /<span class="state wait">pending<\/span><span class="muted"> polling…<\/span><\/td><td><span class="muted">never<\/span><\/td><td><span class="muted">not yet<\/span>/,
+      /<span class="state wait">pending<\/span><span class="hint">polling now…<\/span><\/td><td><span class="muted">never<\/span><\/td><td><span class="muted">not yet<\/span>/,
     );
     // Upstash's Retry-After holds the next poll past the next tick.
-    expect(html).toContain('>in 2 min</time> <span class="muted">(Retry-After)</span>');
+    expect(html).toContain('>in 2 min</time> <span class="muted nowrap">(Retry-After)</span>');
+  });
+
+  it('says what a failing listing means for the units it discovers: none yet, or the last ones kept', () => {
+    const failing = { outcome: 'unauthorized', error: 'unauthorized (HTTP 401)', lists: 'database' } as const;
+    const never = text(
+      page([row('databases', 'main', 'account', '', { ...failing, lastSuccessAt: undefined })]),
+    );
+    expect(never).toContain(
+      'unauthorized (HTTP 401)No database known yet: their units appear after its first success.',
+    );
+    const before = text(page([row('databases', 'main', 'account', '', failing)]));
+    expect(before).toContain('Each database it listed last is still polled.');
+    expect(text(page([row('databases', 'main', 'account', '', { lists: 'database' })]))).not.toContain(
+      'database known',
+    );
   });
 
   it('a summary line at the top: units, up, failing, pending and readiness; shard, version and links', () => {
