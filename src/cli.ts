@@ -5,6 +5,7 @@ import { loadConfig, loadFlagSettings } from './config/load.js';
 import { summarizeConfig } from './config/summary.js';
 import type { Config } from './config/types.js';
 import { demoConfig } from './demo/demo-config.js';
+import { DEMO_INJECTED } from './demo/injected.js';
 import { startSimulator, type Simulator } from './demo/simulator.js';
 import { createLogger } from './logger.js';
 import { readWebFiles } from './server/web-settings.js';
@@ -123,6 +124,15 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
   }
 
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
+  if (simulator !== undefined) {
+    // Said before the first poll, so the warnings the simulator causes on purpose read as the demo's.
+    // Through the logger, so that JSON logs stay one object per line.
+    logger.info(
+      { simulator: simulator.url },
+      'demo: polling the embedded Upstash simulator, no real account',
+    );
+    for (const { injected, message } of DEMO_INJECTED) logger.info({ injected }, message);
+  }
   // What a reload reads (SIGHUP and POST /-/reload alike): the demo keeps its configuration; a
   // configuration that does not validate throws, and the app keeps the running one.
   const reread = (): Config =>
@@ -139,8 +149,10 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
     if (simulator !== undefined) {
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       const shown = host === '[::]' || host === '0.0.0.0' ? 'localhost' : host;
-      process.stdout.write(
-        `Demo: Upstash simulator at ${simulator.url}\nDemo: metrics at http://${shown}:${address.port}/metrics\n`,
+      const base = `http://${shown}:${address.port}`;
+      logger.info(
+        { landing_page: `${base}/`, metrics: `${base}/metrics` },
+        'demo: open the landing page (every source and its last poll) and /metrics',
       );
     }
   } catch (error) {

@@ -4,6 +4,7 @@ import type { Config, ManagementAccount, QstashAccount } from './config/types.js
 import type { PollGroup } from './poller/poller.js';
 import type { SelfMetrics } from './poller/self-metrics.js';
 import { anchoredRegex } from './sources/databases.js';
+import type { Listed } from './sources/source.js';
 import { entryUnits, type SourceEntry, type UnitDeps } from './sources/units.js';
 import { UpstashClient, type Credentials } from './upstash/client.js';
 import type { PerIdUnit } from './vocabulary.js';
@@ -34,8 +35,8 @@ export class PollPlan {
   readonly #options: PollPlanOptions;
   #client: UpstashClient | undefined;
   #http: Config['http'] | undefined;
-  /** What the listings last said, for the life of the process (reloads included). */
-  readonly #known = new Map<string, readonly string[]>();
+  /** What the listings last said (IDs and names), for the life of the process (reloads included). */
+  readonly #known = new Map<string, Listed>();
   readonly #unpollable = new Map<string, ReadonlySet<string>>();
 
   constructor(options: PollPlanOptions) {

@@ -91,11 +91,52 @@ export interface PollUnit {
    */
   readonly family?: string;
   /**
+   * The unit's name as its listing says it (a database's `database_name`, a QStash instance's
+   * region), for the landing page; the ID stays the unit's identity.
+   */
+  readonly name?: string;
+  /** For a listing: the kind of unit whose IDs it discovers (the landing page says what it holds). */
+  readonly lists?: PerIdUnit;
+  /**
    * Polled only for what its poll does on the side (a listing another shard exports, polled here to
    * learn this shard's units): no series, no health metrics, not on the landing page; failures logged.
    */
   readonly silent?: boolean;
   poll(context: PollContext): Promise<PollResult>;
+}
+
+/**
+ * What the landing page shows of a unit: a plain serialisable object (strings, numbers, booleans),
+ * computed by the poller, so that it can cross a thread boundary as it is.
+ */
+export interface UnitStatus {
+  readonly labels: UnitLabels;
+  /** The unit's name from its listing; '' when it has none (an account-wide unit, a configured ID). */
+  readonly name: string;
+  /** For a listing: the kind of unit it discovers; '' for any other unit. */
+  readonly lists: PerIdUnit | '';
+  /** `ok`, a failure reason, or `pending` before the first poll ends. */
+  readonly outcome: string;
+  /**
+   * The last failure in words safe to show: its reason and the HTTP status when there was one
+   * (`unauthorized (HTTP 401)`); never a URL, a header or body text. '' after a success.
+   */
+  readonly error: string;
+  /** Unix ms. */
+  readonly lastPollAt: number | undefined;
+  /** Unix ms. */
+  readonly lastSuccessAt: number | undefined;
+  /** How long the last finished poll took, retries included (ms). */
+  readonly lastDurationMs: number | undefined;
+  readonly intervalMs: number;
+  /** Unix ms of the unit's next scheduled poll (its slot in the interval for a family member). */
+  readonly nextPollAt: number;
+  /** Unix ms before which Upstash asked us not to poll (Retry-After); 0 when it did not. */
+  readonly notBefore: number;
+  /** A poll is in flight. */
+  readonly running: boolean;
+  /** It succeeded once, but its series were dropped for staleness. */
+  readonly stale: boolean;
 }
 
 /** Caps on the series a source exports per account (the config's `limits`). */

@@ -104,7 +104,13 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
         res,
         200,
         'text/html; charset=utf-8',
-        landingPage(options.version, options.shard, options.sources()),
+        landingPage({
+          rows: options.sources(),
+          now: Date.now(),
+          version: options.version,
+          shard: options.shard,
+          ready: options.ready(),
+        }),
       );
   }
 }

@@ -119,7 +119,11 @@ export const databases: SourceKind<'databases'> = {
     return {
       samples: databaseSamples(account.name, all, polled),
       rejectedFields: rejected,
-      discovered: { unit: 'database', ids: polled.map((database) => database.id) },
+      discovered: {
+        unit: 'database',
+        ids: polled.map((database) => database.id),
+        names: new Map(polled.map((database) => [database.id, database.name])),
+      },
     };
   },
 };

@@ -83,7 +83,12 @@ export const qstashUsers: SourceKind<'qstash_users'> = {
     return {
       samples: qstashUserSamples(account.name, instances),
       rejectedFields: rejected,
-      discovered: { unit: 'qstash_instance', ids: instances.map((instance) => instance.id) },
+      // An instance has no name of its own: its region tells the two of an account apart.
+      discovered: {
+        unit: 'qstash_instance',
+        ids: instances.map((instance) => instance.id),
+        names: new Map(instances.map((instance) => [instance.id, instance.region])),
+      },
     };
   },
 };

@@ -9,7 +9,7 @@ import {
 } from '../vocabulary.js';
 import { sourceKind } from './kinds.js';
 import { ownsUnit } from './shards.js';
-import type { DatabaseSelection, SourceAccount, SourceKind, SourceResult } from './source.js';
+import type { DatabaseSelection, Listed, SourceAccount, SourceKind, SourceResult } from './source.js';
 
 /** One config entry as the sources see it: an account, the sources it enables, and their units. */
 export interface SourceEntry {
@@ -32,11 +32,11 @@ export interface UnitDeps {
   readonly limits: Limits;
   readonly shard: Sharding;
   /**
-   * The IDs each entry's listings last reported, by `<entry key>/<unit kind>`; it outlives reloads,
+   * The IDs (and names) each entry's listings last reported, by `<entry key>/<unit kind>`; it outlives reloads,
    * so that a reload rebuilds the discovered units (with its new client) instead of dropping them
    * until the next listing.
    */
-  readonly known: Map<string, readonly string[]>;
+  readonly known: Map<string, Listed>;
   /** A listing learnt an entry's IDs: `units` are now the whole family `family` of group `key`. */
   readonly onDiscovered: (key: string, family: string, units: readonly PollUnit[]) => void;
   /**
@@ -62,11 +62,9 @@ export function entryUnits(entry: SourceEntry, deps: UnitDeps): PollUnit[] {
         : [];
     }
     const configured = entry.ids?.[kind.per];
-    const ids =
-      configured === undefined
-        ? (deps.known.get(`${entry.key}/${kind.per}`) ?? [])
-        : pollable(entry, kind.per, configured, deps);
-    return ownUnits(entry, kind, ids, deps);
+    const listed = configured === undefined ? deps.known.get(`${entry.key}/${kind.per}`) : undefined;
+    const ids = configured === undefined ? (listed?.ids ?? []) : pollable(entry, kind.per, configured, deps);
+    return ownUnits(entry, kind, ids, deps, listed?.names);
   });
 }
 
@@ -75,18 +73,34 @@ function waitsForListing(entry: SourceEntry, unit: PerIdUnit): boolean {
   return entry.ids?.[unit] === undefined && entry.sources.some((name) => sourceKind(name).per === unit);
 }
 
-/** The units of `kind` for `ids` that this shard owns. */
-function ownUnits(entry: SourceEntry, kind: SourceKind, ids: readonly string[], deps: UnitDeps): PollUnit[] {
-  return ids.map((id) => sourceUnit(entry, kind, id, deps)).filter((unit) => ownsUnit(unit.id, deps.shard));
+/** The units of `kind` for `ids` that this shard owns, named as their listing names them. */
+function ownUnits(
+  entry: SourceEntry,
+  kind: SourceKind,
+  ids: readonly string[],
+  deps: UnitDeps,
+  names?: ReadonlyMap<string, string>,
+): PollUnit[] {
+  return ids
+    .map((id) => sourceUnit(entry, kind, id, deps, names?.get(id)))
+    .filter((unit) => ownsUnit(unit.id, deps.shard));
 }
 
 /** The unit of `kind` for `id` (a database or instance ID, or '' for an account-wide source). */
-function sourceUnit(entry: SourceEntry, kind: SourceKind, id: string, deps: UnitDeps): PollUnit {
+function sourceUnit(
+  entry: SourceEntry,
+  kind: SourceKind,
+  id: string,
+  deps: UnitDeps,
+  name?: string,
+): PollUnit {
   const { account } = entry;
   return {
     id: `${kind.name}/${account.name}/${id}`,
     labels: unitLabels(kind.name, account.name, kind.per, id),
     ...(kind.per !== 'account' && { family: familyOf(entry, kind) }),
+    ...(name !== undefined && name !== '' && { name }),
+    ...(kind.lists !== undefined && { lists: kind.lists }),
     poll: async ({ signal, deadline }) => {
       const { discovered, ...result } = await kind.poll({
         ...deps,
@@ -114,11 +128,11 @@ function familyOf(entry: SourceEntry, kind: SourceKind): string {
 function learn(entry: SourceEntry, news: NonNullable<SourceResult['discovered']>, deps: UnitDeps): void {
   if (entry.ids?.[news.unit] !== undefined) return;
   const ids = pollable(entry, news.unit, news.ids, deps);
-  deps.known.set(`${entry.key}/${news.unit}`, ids);
+  deps.known.set(`${entry.key}/${news.unit}`, { ids, names: news.names });
   for (const name of entry.sources) {
     const kind = sourceKind(name);
     if (kind.per === news.unit)
-      deps.onDiscovered(entry.key, familyOf(entry, kind), ownUnits(entry, kind, ids, deps));
+      deps.onDiscovered(entry.key, familyOf(entry, kind), ownUnits(entry, kind, ids, deps, news.names));
   }
 }
 

@@ -304,3 +304,67 @@ describe('log format (contract section 8)', () => {
     };
   }
 });
+
+describe("the demo's first screen (issue 23)", () => {
+  /** Waits for `done(stdout)`, for at most 20 s: the first polls end well within it. */
+  async function until(exporter: { stdout(): string }, done: (stdout: string) => boolean): Promise<string> {
+    const deadline = Date.now() + 20_000;
+    while (!done(exporter.stdout()) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return exporter.stdout();
+  }
+
+  it('with JSON logs, every line is JSON: the injected faults said before the warning they cause, and the landing page URL', async () => {
+    const exporter = await startExporter(['--demo', '--log.format', 'json']);
+    try {
+      const stdout = await until(exporter, (out) => out.includes('"msg":"field rejected'));
+      const lines = stdout.trim().split('\n');
+      const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const injected = records.findIndex((r) => r.injected === 'changed_field');
+      const rejected = records.findIndex((r) => String(r.msg).startsWith('field rejected'));
+      expect(injected).toBeGreaterThanOrEqual(0);
+      expect(rejected).toBeGreaterThan(injected);
+      expect(records[injected]?.msg).toMatch(
+        /injected on purpose: .*db-demo-suspended.*"field rejected" warning/,
+      );
+      expect(records[rejected]).toMatchObject({ database_id: 'db-demo-suspended', field: 'dailyproduce' });
+      const urls = records.find((r) => r.landing_page !== undefined);
+      expect(urls).toMatchObject({ landing_page: `${exporter.url}/`, metrics: `${exporter.url}/metrics` });
+      const landing = await fetch(String(urls?.landing_page));
+      expect(landing.status).toBe(200);
+      expect(await landing.text()).toContain('<h1>Upstash exporter</h1>');
+    } finally {
+      await exporter.stop();
+    }
+  });
+
+  it('with text logs (npm run demo), the same lines read as sentences, the landing page URL among them', async () => {
+    const child = spawn(
+      process.execPath,
+      [MAIN, '--web.listen-address', '127.0.0.1:0', '--demo', '--log.format', 'text'],
+      {
+        env: { PATH: process.env.PATH },
+      },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await until({ stdout: () => stdout }, (out) => out.includes('WARN: field rejected'));
+      expect(
+        stdout.indexOf('INFO: demo: injected on purpose: the suspended database db-demo-suspended'),
+      ).toBeGreaterThanOrEqual(0);
+      expect(stdout.indexOf('injected on purpose')).toBeLessThan(stdout.indexOf('WARN: field rejected'));
+      expect(stdout).toMatch(
+        /INFO: demo: open the landing page .*"landing_page":"http:\/\/127\.0\.0\.1:\d+\/"/,
+      );
+      for (const line of stdout.trim().split('\n'))
+        expect(line).toMatch(/^\[\d{4}-\d\d-\d\d [\d:.]+\] (INFO|WARN):/);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});

@@ -144,8 +144,12 @@ management:
     expect(landing.status).toBe(200);
     const html = await landing.text();
     expect(html).toContain('href="metrics"');
-    expect(html).toMatch(
-      /<td>redis_stats<\/td><td>main<\/td><td>db-missing<\/td><td><\/td><td>not_found<\/td>/,
+    // The page groups by account then source (changed with issue 23: one row per unit used to
+    // carry every label in its own cell): the redis_stats group of account main has db-missing down.
+    const main = html.slice(html.indexOf('Account <q>main</q>'));
+    const redisStats = /<tbody><tr><th scope="rowgroup"[^>]*>redis_stats.*?<\/tbody>/s.exec(main)?.[0];
+    expect(redisStats).toMatch(
+      /<span class="id">db-missing<\/span><\/td><td><span class="state down">down<\/span><span class="detail">not_found \(HTTP 404\)/,
     );
     expect((await fetch(`${exporter.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${exporter.url}/nope`)).status).toBe(404);

@@ -248,6 +248,58 @@ describe('Poller', () => {
     expect(newCalls).toBe(atRemoval);
   });
 
+  it("status() is plain data with the failure's reason and HTTP status only, never its URL or body text", async () => {
+    const url = 'https://ops:url-secret@api.example/v2/redis/stats/db?token=query-secret';
+    const t = setup((_context, call) =>
+      Promise.reject(
+        call === 1
+          ? new HttpStatusError('GET', url, 401)
+          : new InvalidResponseError('GET', url, 'body says body-secret'),
+      ),
+    );
+    running = t.poller;
+    const before = Date.now();
+    t.poller.start();
+    await sleep(100);
+    const [row] = t.poller.status();
+    expect(row).toMatchObject({
+      outcome: 'unauthorized',
+      error: 'unauthorized (HTTP 401)',
+      intervalMs: 1000,
+    });
+    expect(row?.lastDurationMs).toBeGreaterThanOrEqual(0);
+    expect(row?.nextPollAt).toBeGreaterThan(before);
+    // It crosses a thread boundary as it is: structuredClone throws on a function, and a Map would not compare equal.
+    expect(structuredClone(row)).toEqual(row);
+    expect(JSON.stringify(t.poller.status())).not.toMatch(/secret/);
+    // The next cron tick's poll fails otherwise: waited for, not timed.
+    for (let i = 0; i < 100 && t.calls() < 2; i++) await sleep(50);
+    await sleep(50);
+    expect(t.poller.status()[0]?.error).toBe('invalid_response');
+    expect(JSON.stringify(t.poller.status())).not.toMatch(/secret/);
+  });
+
+  it('a listing renaming a unit it keeps renames it on the status, and keeps its state', async () => {
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    t.poller.start();
+    const unit = (name: string): PollUnit => ({
+      id: 'redis_stats/main/db-1',
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '' },
+      family: 'redis_stats/main',
+      name,
+      poll: async () => Promise.resolve({ samples: [] }),
+    });
+    t.poller.syncUnits('qstash/eu', 'redis_stats/main', [unit('cache')]);
+    await sleep(100);
+    const first = t.poller.status().find((s) => s.labels.database_id === 'db-1');
+    expect(first?.name).toBe('cache');
+    t.poller.syncUnits('qstash/eu', 'redis_stats/main', [unit('cache-renamed')]);
+    const renamed = t.poller.status().find((s) => s.labels.database_id === 'db-1');
+    expect(renamed?.name).toBe('cache-renamed');
+    expect(renamed?.lastSuccessAt).toBe(first?.lastSuccessAt);
+  });
+
   it('abandons the poll in flight of a removed unit without recording it', async () => {
     const t = setup(() => Promise.resolve(1));
     running = t.poller;

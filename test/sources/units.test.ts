@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Listed } from '../../src/sources/source.js';
 import { entryUnits, type SourceEntry, type UnitDeps } from '../../src/sources/units.js';
 import { UpstashClient } from '../../src/upstash/client.js';
 
@@ -13,7 +14,7 @@ const entry = (databases: readonly string[] | 'discovered'): SourceEntry => ({
   sources: ['redis_stats'],
   ...(databases !== 'discovered' && { ids: { database: databases } }),
 });
-const deps = (known = new Map<string, readonly string[]>(), shard = { shard: 0, total: 1 }): UnitDeps => ({
+const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 }): UnitDeps => ({
   client,
   limits: {
     maxFlowControlKeys: 10,
@@ -42,13 +43,16 @@ describe('entryUnits', () => {
   });
 
   it('discovered databases: none before the first listing, the last listed ones after (a reload keeps them)', () => {
-    const known = new Map<string, readonly string[]>();
+    const known = new Map<string, Listed>();
     expect(entryUnits(entry('discovered'), deps(known))).toEqual([]);
-    known.set('management/main/database', ['db-a', 'db-b']);
-    expect(entryUnits(entry('discovered'), deps(known)).map((u) => u.id)).toEqual([
-      'redis_stats/main/db-a',
-      'redis_stats/main/db-b',
-    ]);
+    known.set('management/main/database', {
+      ids: ['db-a', 'db-b'],
+      names: new Map([['db-a', 'cache-prod']]),
+    });
+    const units = entryUnits(entry('discovered'), deps(known));
+    expect(units.map((u) => u.id)).toEqual(['redis_stats/main/db-a', 'redis_stats/main/db-b']);
+    // The listing's names come back with the units, for the landing page; an ID without one has none.
+    expect(units.map((u) => u.name)).toEqual(['cache-prod', undefined]);
   });
 
   it('a shard keeps only the units it owns, and together the shards keep them all once', () => {
