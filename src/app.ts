@@ -190,7 +190,7 @@ function sourceEntries(config: Config) {
           credentials: { api: 'qstash', token: account.token },
         },
         sources: account.sources,
-        units: { database: [], qstash_instance: [] },
+        units: { database: [], qstash_instance: [], vector_index: [], search_index: [] },
       } satisfies SourceEntry,
     })),
     ...config.management.map((account) => ({
@@ -206,6 +206,8 @@ function sourceEntries(config: Config) {
         units: {
           database: account.databases ?? 'discovered',
           qstash_instance: account.sources.includes('qstash_stats') ? 'discovered' : [],
+          vector_index: [],
+          search_index: [],
         },
         databases: {
           ids: account.databases,

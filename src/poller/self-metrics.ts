@@ -3,7 +3,7 @@ import { MAX_LABEL_VALUE_LENGTH } from '../metrics/label-limit.js';
 import { UPSTASH_FAILURE_REASONS } from '../upstash/errors.js';
 
 /** The labels of every health series: which unit of which source of which account. */
-export const SOURCE_LABELS = ['source', 'account', 'database_id', 'qstash_id'] as const;
+export const SOURCE_LABELS = ['source', 'account', 'database_id', 'qstash_id', 'index_id'] as const;
 
 /** Which polled unit a health metric speaks of; a unit label that does not apply is empty. */
 export type SourceLabels = Readonly<Record<(typeof SOURCE_LABELS)[number], string>>;

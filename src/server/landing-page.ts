@@ -5,6 +5,7 @@ export interface SourceRow {
     readonly account: string;
     readonly database_id: string;
     readonly qstash_id: string;
+    readonly index_id: string;
   };
   readonly outcome: string;
   readonly lastPollAt: number | undefined;
@@ -22,6 +23,7 @@ export function landingPage(version: string, shard: string, sources: readonly So
         s.labels.account,
         s.labels.database_id,
         s.labels.qstash_id,
+        s.labels.index_id,
         outcome,
         time(s.lastPollAt),
         time(s.lastSuccessAt),
@@ -44,7 +46,7 @@ export function landingPage(version: string, shard: string, sources: readonly So
 </ul>
 <h2>Sources</h2>
 <table>
-<tr><th>source</th><th>account</th><th>database_id</th><th>qstash_id</th><th>last outcome</th><th>last poll</th><th>last success</th></tr>
+<tr><th>source</th><th>account</th><th>database_id</th><th>qstash_id</th><th>index_id</th><th>last outcome</th><th>last poll</th><th>last success</th></tr>
 ${rows}
 </table>
 </body>

@@ -48,12 +48,15 @@ export interface PollRequest {
 
 /**
  * What one unit of a source is, and which health label names it: a source is polled once per
- * account, once per database of the account, or once per QStash instance of the account.
+ * account, once per database of the account, once per QStash instance of the account, or once per
+ * Vector or Search index of the account.
  */
 export const UNIT_KINDS = {
   account: undefined,
   database: 'database_id',
   qstash_instance: 'qstash_id',
+  vector_index: 'index_id',
+  search_index: 'index_id',
 } as const;
 export type UnitKind = keyof typeof UNIT_KINDS;
 

@@ -93,7 +93,13 @@ function waitsForListing(entry: SourceEntry, unit: PerIdUnit): boolean {
 function sourceUnit(entry: SourceEntry, kind: SourceKind, id: string, deps: UnitDeps): SourceUnit {
   const { account } = entry;
   const unitLabel = UNIT_KINDS[kind.per];
-  const labels: UnitLabels = { source: kind.name, account: account.name, database_id: '', qstash_id: '' };
+  const labels: UnitLabels = {
+    source: kind.name,
+    account: account.name,
+    database_id: '',
+    qstash_id: '',
+    index_id: '',
+  };
   return {
     id: `${kind.name}/${account.name}/${id}`,
     labels: unitLabel === undefined ? labels : { ...labels, [unitLabel]: id },

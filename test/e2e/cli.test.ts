@@ -138,7 +138,7 @@ management:
       await waitForStatus(`${exporter.url}/readyz`, 200);
       const body = await (await fetch(`${exporter.url}/metrics`)).text();
       expect(body).toMatch(
-        /^upstash_up\{source="flow_control",account="default",database_id="",qstash_id=""\} 1$/m,
+        /^upstash_up\{source="flow_control",account="default",database_id="",qstash_id="",index_id=""\} 1$/m,
       );
       expect(body).toMatch(/^upstash_redis_keys\{account="default",database_id="db-demo-cache"\} \d+$/m);
     } finally {

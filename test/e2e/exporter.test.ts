@@ -130,7 +130,7 @@ management:
     expect(body.endsWith('# EOF\n')).toBe(true);
     expect(body).toContain('# TYPE upstash_exporter_polls counter\n');
     expect(body).toMatch(
-      /^upstash_exporter_polls_total\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m,
+      /^upstash_exporter_polls_total\{source="flow_control",account="eu",database_id="",qstash_id="",index_id=""\} 1$/m,
     );
   });
 
@@ -145,7 +145,7 @@ management:
     const html = await landing.text();
     expect(html).toContain('href="metrics"');
     expect(html).toMatch(
-      /<td>redis_stats<\/td><td>main<\/td><td>db-missing<\/td><td><\/td><td>not_found<\/td>/,
+      /<td>redis_stats<\/td><td>main<\/td><td>db-missing<\/td><td><\/td><td><\/td><td>not_found<\/td>/,
     );
     expect((await fetch(`${exporter.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${exporter.url}/nope`)).status).toBe(404);

@@ -32,15 +32,15 @@ interface SourceCase {
 
 const SOURCES: readonly SourceCase[] = [
   {
-    labels: { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_flow_control_keys', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_url_groups', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'databases', account: 'main', database_id: '', qstash_id: '' },
+    labels: { source: 'databases', account: 'main', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_redis_databases', labels: { account: 'main' } },
   },
   ...DATABASES.map((id) => ({
@@ -48,19 +48,19 @@ const SOURCES: readonly SourceCase[] = [
     data: { name: 'upstash_redis_connections', labels: { account: 'main', database_id: id } },
   })),
   {
-    labels: { source: 'queues', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'queues', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_queues', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'schedules', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'schedules', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_schedules_omitted', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'global_parallelism', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'global_parallelism', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_global_parallelism_max', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'qstash_users', account: 'main', database_id: '', qstash_id: '' },
+    labels: { source: 'qstash_users', account: 'main', database_id: '', qstash_id: '', index_id: '' },
     data: {
       name: 'upstash_qstash_max_requests_per_day',
       labels: { account: 'main', qstash_id: DEMO_QSTASH_INSTANCES[0]!.id },

@@ -11,7 +11,7 @@ import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { AbortedError, HttpStatusError, InvalidResponseError } from '../../src/upstash/errors.js';
 
 const EVERY_SECOND = '* * * * * *';
-const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
+const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A poller wired to real series, metrics and a logger whose lines the test reads back. */
@@ -201,7 +201,13 @@ describe('Poller', () => {
     running = t.poller;
     t.poller.start();
     await sleep(100);
-    const labels = { source: 'redis_stats', account: 'main', database_id: 'db-new', qstash_id: '' };
+    const labels = {
+      source: 'redis_stats',
+      account: 'main',
+      database_id: 'db-new',
+      qstash_id: '',
+      index_id: '',
+    };
     let newCalls = 0;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-new',
@@ -218,7 +224,7 @@ describe('Poller', () => {
     expect(newCalls).toBeGreaterThanOrEqual(1);
     expect(await t.text()).toContain('flow_control_key="from-new"');
     expect(await t.text()).toMatch(
-      /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id=""\} 1$/m,
+      /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id="",index_id=""\} 1$/m,
     );
     expect(t.poller.status().map((s) => s.labels.database_id)).toEqual(['', 'db-new']);
 
@@ -227,7 +233,9 @@ describe('Poller', () => {
     const text = await t.text();
     expect(text).not.toContain('from-new');
     expect(text).not.toContain('db-new');
-    expect(text).toMatch(/^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m);
+    expect(text).toMatch(
+      /^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id="",index_id=""\} 1$/m,
+    );
     expect(t.poller.unitIds).toEqual(['flow_control/eu']);
     await sleep(1100);
     expect(newCalls).toBe(atRemoval);
@@ -240,7 +248,7 @@ describe('Poller', () => {
     let finish: (() => void) | undefined;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-slow',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow', qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow', qstash_id: '', index_id: '' },
       poll: async (context) => {
         await new Promise<void>((resolve) => {
           finish = resolve;
@@ -347,12 +355,12 @@ describe('Poller, hostile input', () => {
     t.poller.start();
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-1',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '', index_id: '' },
       poll: async () => Promise.resolve({ samples: [], rejectedFields: rejecting ? ['dailyproduce'] : [] }),
     });
     await sleep(2100);
     const rejected =
-      /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",field="dailyproduce"\} (\d+)$/m;
+      /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",index_id="",field="dailyproduce"\} (\d+)$/m;
     expect(await t.value(rejected)).toBeGreaterThanOrEqual(2);
     expect(t.lines.filter((l) => String(l.msg).startsWith('field rejected'))).toHaveLength(1);
     rejecting = false;
@@ -368,7 +376,7 @@ describe('Poller, hostile input', () => {
     const polledAt = new Map<string, number[]>();
     const member = (id: string): PollUnit => ({
       id: `redis_stats/main/${id}`,
-      labels: { source: 'redis_stats', account: 'main', database_id: id, qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: id, qstash_id: '', index_id: '' },
       family: 'redis_stats/main',
       poll: async () => {
         polledAt.set(id, [...(polledAt.get(id) ?? []), Date.now()]);

@@ -11,7 +11,7 @@ const entry = (databases: readonly string[] | 'discovered'): SourceEntry => ({
     credentials: { api: 'management', email: 'ops@example.com', apiKey: { reveal: () => 'k' } },
   },
   sources: ['redis_stats'],
-  units: { database: databases, qstash_instance: [] },
+  units: { database: databases, qstash_instance: [], vector_index: [], search_index: [] },
 });
 const deps = (known = new Map<string, readonly string[]>(), shard = { shard: 0, total: 1 }): UnitDeps => ({
   client,
@@ -36,6 +36,7 @@ describe('entryUnits', () => {
       account: 'main',
       database_id: 'db-1',
       qstash_id: '',
+      index_id: '',
     });
     expect(units[0]?.family).toBe('redis_stats/main');
   });
