@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { plainHttpAccounts } from './config/addresses.js';
+import type { Schedule } from './config/schedule.js';
 import type { Config } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
 import { Poller, type PollGroup } from './poller/poller.js';
@@ -44,12 +45,17 @@ export function createApp(config: Config, options: AppOptions): App {
   const series = new DataSeries(DATA_METRICS);
   let running = config;
   let client = createClient(config, version, metrics);
-  const discovered: UnitDeps['onDiscovered'] = (key, family, units) => poller.syncUnits(key, family, units);
+  // The entries' sources that run on their own schedule, as `<entry key>/<source>`: their own groups.
+  const ownGroups = new Set<string>();
+  const discovered: UnitDeps['onDiscovered'] = (key, family, units) => {
+    const own = `${key}/${family.slice(0, family.indexOf('/'))}`;
+    poller.syncUnits(ownGroups.has(own) ? own : key, family, units);
+  };
   // What the listings last said, for the life of the process (reloads included).
   const known: UnitDeps['known'] = new Map();
   // One poller for the life of the process: a reload reconfigures it, so no unit loses its state.
   const poller = new Poller({
-    groups: pollGroups(config, client, { discovered, known }),
+    groups: pollGroups(config, client, { discovered, known, ownGroups }),
     series,
     metrics,
     logger,
@@ -90,7 +96,7 @@ export function createApp(config: Config, options: AppOptions): App {
     const previous = client;
     if (!sameHttp(running.http, next.http)) client = createClient(next, version, metrics);
     await poller.reconfigure(
-      pollGroups({ ...next, sharding: running.sharding }, client, { discovered, known }),
+      pollGroups({ ...next, sharding: running.sharding }, client, { discovered, known, ownGroups }),
     );
     if (previous !== client) void poller.settled().then(async () => previous.close());
     running = {
@@ -155,26 +161,46 @@ function sameHttp(a: Config['http'], b: Config['http']): boolean {
 }
 
 /**
- * One poll group per config entry: its schedule and the units of its sources. A listing source's
- * news reaches the poller through `discovered` (units of a family join and leave together).
+ * One poll group per config entry: its schedule and the units of its sources; a source that runs
+ * on a schedule of its own (`backups_interval`) has a group of its own, `<entry key>/<source>`,
+ * named in `ownGroups`. A listing source's news reaches the poller through `discovered` (units of a
+ * family join and leave together).
  */
 function pollGroups(
   config: Config,
   client: UpstashClient,
-  { discovered, known }: { discovered: UnitDeps['onDiscovered']; known: UnitDeps['known'] },
+  {
+    discovered,
+    known,
+    ownGroups,
+  }: { discovered: UnitDeps['onDiscovered']; known: UnitDeps['known']; ownGroups: Set<string> },
 ): PollGroup[] {
-  return sourceEntries(config).map(({ schedule, entry }) => ({
-    key: entry.key,
-    cron: schedule.cron,
-    intervalMs: schedule.intervalMs,
-    units: entryUnits(entry, {
+  ownGroups.clear();
+  return sourceEntries(config).flatMap(({ schedule, sourceSchedules = {}, entry }) => {
+    const units = entryUnits(entry, {
       client,
       limits: config.limits,
       shard: config.sharding,
       known,
       onDiscovered: discovered,
-    }),
-  }));
+    });
+    const own: [string, Schedule][] = Object.entries(sourceSchedules);
+    for (const [source] of own) ownGroups.add(`${entry.key}/${source}`);
+    return [
+      {
+        key: entry.key,
+        cron: schedule.cron,
+        intervalMs: schedule.intervalMs,
+        units: units.filter((unit) => !own.some(([source]) => source === unit.labels.source)),
+      },
+      ...own.map(([source, { cron, intervalMs }]) => ({
+        key: `${entry.key}/${source}`,
+        cron,
+        intervalMs,
+        units: units.filter((unit) => unit.labels.source === source),
+      })),
+    ];
+  });
 }
 
 /** The config's entries as the sources see them, each with its schedule. */
@@ -182,6 +208,7 @@ function sourceEntries(config: Config) {
   return [
     ...config.qstash.map((account) => ({
       schedule: account.schedule,
+      sourceSchedules: account.sourceSchedules,
       entry: {
         key: `qstash/${account.name}`,
         account: {
@@ -195,6 +222,7 @@ function sourceEntries(config: Config) {
     })),
     ...config.management.map((account) => ({
       schedule: account.schedule,
+      sourceSchedules: account.sourceSchedules,
       entry: {
         key: `management/${account.name}`,
         account: {

@@ -31,6 +31,8 @@ export interface QstashAccount {
   readonly token: Secret;
   readonly schedule: Schedule;
   readonly sources: readonly QstashSourceName[];
+  /** Sources that run on a schedule of their own instead of `schedule`. */
+  readonly sourceSchedules?: Readonly<Partial<Record<QstashSourceName, Schedule>>>;
 }
 
 export const MANAGEMENT_SOURCES = ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'] as const;
@@ -51,6 +53,8 @@ export interface ManagementAccount {
   readonly exclude: readonly string[];
   readonly schedule: Schedule;
   readonly sources: readonly ManagementSourceName[];
+  /** Sources that run on a schedule of their own instead of `schedule`. */
+  readonly sourceSchedules?: Readonly<Partial<Record<ManagementSourceName, Schedule>>>;
 }
 
 /** How we call Upstash. */
