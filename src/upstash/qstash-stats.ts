@@ -29,7 +29,7 @@ export function parseQstashStats(json: unknown, url = 'qstash/stats', nowMs = Da
   const body = json as Record<string, unknown>;
   const values: Partial<Record<QstashStatsField, number>> = {};
   const rejected: QstashStatsField[] = [];
-  const horizon = BigInt(Math.floor(nowMs)) * 1_000_000n + FUTURE_SLACK_NS;
+  const horizon = futureHorizon(nowMs);
   for (const field of QSTASH_SERIES_FIELDS) {
     const points = body[field];
     if (points === null || points === undefined) continue;
@@ -46,8 +46,16 @@ export function parseQstashStats(json: unknown, url = 'qstash/stats', nowMs = Da
   return { values, rejected };
 }
 
-/** The `y` of the latest usable point, undefined when there is none, `malformed` for a bad series. */
-function latestPoint(points: unknown, horizon: bigint): number | undefined | 'malformed' {
+/** Unix ns after which a point is padding rather than data: five minutes after `nowMs`. */
+export function futureHorizon(nowMs: number): bigint {
+  return BigInt(Math.floor(nowMs)) * 1_000_000n + FUTURE_SLACK_NS;
+}
+
+/**
+ * The `y` of the latest usable point (the greatest `x` up to `horizon`, null `y` skipped), undefined
+ * when there is none, `malformed` for a bad series. Shared by every stats parser but Redis's.
+ */
+export function latestPoint(points: unknown, horizon: bigint): number | undefined | 'malformed' {
   if (!Array.isArray(points)) return 'malformed';
   let latest: { at: bigint; y: number } | undefined;
   for (const p of points as unknown[]) {
