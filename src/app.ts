@@ -234,8 +234,8 @@ function sourceEntries(config: Config) {
         units: {
           database: account.databases ?? 'discovered',
           qstash_instance: account.sources.includes('qstash_stats') ? 'discovered' : [],
-          vector_index: [],
-          search_index: [],
+          vector_index: account.sources.includes('vector_stats') ? 'discovered' : [],
+          search_index: account.sources.includes('search_stats') ? 'discovered' : [],
         },
         databases: {
           ids: account.databases,

@@ -138,19 +138,28 @@ function managementSourceRules(entry: Record<string, unknown>, ctx: z.Refinement
           message: 'cannot be combined with databases: it filters discovered databases only',
         });
     }
-  } else if (sources.includes('redis_stats') && !sources.includes('databases')) {
+  } else if (
+    (sources.includes('redis_stats') || sources.includes('redis_backups')) &&
+    !sources.includes('databases')
+  ) {
     ctx.addIssue({
       code: 'custom',
       path: ['databases'],
       message: 'is required when the databases source is not polled (it discovers the databases)',
     });
   }
-  if (sources.includes('qstash_stats') && !sources.includes('qstash_users')) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['sources'],
-      message: 'lists qstash_stats without qstash_users, which tells it the QStash instances to poll',
-    });
+  for (const [stats, listing, what] of [
+    ['qstash_stats', 'qstash_users', 'the QStash instances'],
+    ['vector_stats', 'vector_indexes', 'the Vector indexes'],
+    ['search_stats', 'search_indexes', 'the Search indexes'],
+  ] as const) {
+    if (sources.includes(stats) && !sources.includes(listing)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources'],
+        message: `lists ${stats} without ${listing}, which tells it ${what} to poll`,
+      });
+    }
   }
 }
 
@@ -226,6 +235,8 @@ const managementEntry = z
     exclude: z.array(regex).optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
+    // Backups change daily at most: their own, slower schedule, which `schedule` does not cover.
+    backups_interval: interval.optional(),
     sources: distinct(z.enum(MANAGEMENT_SOURCES), 'a source')
       .min(1, 'must list at least one source')
       .optional(),
@@ -233,7 +244,11 @@ const managementEntry = z
   .superRefine(entryRules(SECRET_KEYS.management))
   // Run even when other keys failed, so a missing `databases` shows in the same run as they do.
   .superRefine(managementSourceRules, { when: (payload) => isRecord(payload.value) })
-  .transform(withSchedule(DEFAULTS.managementInterval));
+  .transform(withSchedule(DEFAULTS.managementInterval))
+  .transform(({ backups_interval: backups, ...entry }) => ({
+    ...entry,
+    backupsSchedule: backups ?? interval.parse(DEFAULTS.backupsInterval),
+  }));
 
 /** The config file as parsed by zod, before resolution. */
 export const fileSchema = z.strictObject({
@@ -268,6 +283,7 @@ export const fileSchema = z.strictObject({
       max_commands_per_database: count(1).optional(),
       max_queues: count(1).optional(),
       max_schedules: count(1).optional(),
+      max_indexes: count(1).optional(),
     })
     .optional(),
   qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),

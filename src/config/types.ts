@@ -35,10 +35,21 @@ export interface QstashAccount {
   readonly sourceSchedules?: Readonly<Partial<Record<QstashSourceName, Schedule>>>;
 }
 
-export const MANAGEMENT_SOURCES = ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'] as const;
+export const MANAGEMENT_SOURCES = [
+  'databases',
+  'redis_stats',
+  'redis_backups',
+  'qstash_users',
+  'qstash_stats',
+  'vector_indexes',
+  'vector_stats',
+  'search_indexes',
+  'search_stats',
+] as const;
 export type ManagementSourceName = (typeof MANAGEMENT_SOURCES)[number];
 
-/** One management API key: its Redis databases (listed, or discovered) and their stats. */
+/** One management API key: its Redis databases (listed, or discovered), their stats and backups, its
+ * QStash instances and its Vector and Search indexes. */
 export interface ManagementAccount {
   readonly name: string;
   /** Base URL without a trailing slash. */
@@ -73,6 +84,8 @@ export interface Limits {
   readonly maxCommandsPerDatabase: number;
   readonly maxQueues: number;
   readonly maxSchedules: number;
+  /** Vector indexes, and Search indexes, polled per account (the first by name). */
+  readonly maxIndexes: number;
 }
 
 /** The validated configuration the whole program runs on. */
@@ -99,6 +112,7 @@ export const DEFAULTS = {
   managementUrl: 'https://api.upstash.com',
   qstashInterval: '30s',
   managementInterval: '60s',
+  backupsInterval: '1h',
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
   limits: {
     maxFlowControlKeys: 1000,
@@ -106,6 +120,7 @@ export const DEFAULTS = {
     maxCommandsPerDatabase: 100,
     maxQueues: 1000,
     maxSchedules: 1000,
+    maxIndexes: 1000,
   },
   envAccount: 'default',
 } as const;

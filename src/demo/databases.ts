@@ -2,6 +2,7 @@ import type { Answer } from './answer.js';
 import { BodyCache, defineEndpoint } from './endpoint.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
 import { hashString, mix, noise } from './noise.js';
+import { demoRedisSettings } from './redis-settings.js';
 
 /** Database IDs the simulator serves statistics for by default, from its start. */
 export const DEMO_DATABASES: readonly string[] = ['db-demo-cache', 'db-demo-sessions', 'db-demo-events'];
@@ -132,6 +133,7 @@ function listingEntry(seed: number, d: SimulatedDatabase, origin: number): Recor
   const secret = (salt: number): string =>
     Array.from({ length: 4 }, (_, k) => Math.floor(noise(id, k, salt) * 0xffffffff).toString(16)).join('');
   const endpoint = `${d.name.replace(/[^a-z0-9]/g, '-')}-${String(id % 100_000)}`;
+  const settings = demoRedisSettings(d.id);
   return {
     database_id: d.id,
     database_name: d.name,
@@ -144,7 +146,7 @@ function listingEntry(seed: number, d: SimulatedDatabase, origin: number): Recor
     type: d.plan,
     creation_time: Math.floor(origin / 1000) - 86_400 * (30 + (id % 300)),
     state: d.state,
-    tls: true,
+    tls: settings.tls,
     db_max_clients: d.maxClients,
     db_max_request_size: 10_485_760,
     db_disk_threshold: d.diskLimit,
@@ -156,8 +158,8 @@ function listingEntry(seed: number, d: SimulatedDatabase, origin: number): Recor
     primary_region: d.primaryRegion,
     primary_members: [d.primaryRegion],
     all_members: [d.primaryRegion],
-    read_regions: [],
-    eviction: false,
+    read_regions: settings.readRegions,
+    eviction: settings.eviction,
     auto_upgrade: false,
     consistent: false,
     modifying_state: '',
@@ -172,9 +174,9 @@ function listingEntry(seed: number, d: SimulatedDatabase, origin: number): Recor
     db_acl_default_user_status: 'true',
     db_eviction: false,
     last_plan_upgrade_time: 0,
-    replicas: 1,
+    replicas: settings.replicas,
     customer_id: 'demo@example.com',
-    daily_backup_enabled: false,
+    daily_backup_enabled: settings.dailyBackup,
     securityAddons: {
       ipWhitelisting: false,
       vpcPeering: false,

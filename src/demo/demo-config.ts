@@ -36,6 +36,8 @@ export function demoConfig(
         exclude: [],
         schedule: statsSchedule,
         sources: MANAGEMENT_SOURCES,
+        // Hourly by default; the demo polls them more often, as it does everything else.
+        sourceSchedules: { redis_backups: scheduleFromInterval('30s') as Schedule },
       },
     ],
     origin: 'demo (embedded simulator)',

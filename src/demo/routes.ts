@@ -1,9 +1,16 @@
 import { databasesEndpoint } from './databases.js';
 import { flowControlEndpoint } from './flow-control.js';
 import { globalParallelismEndpoint } from './global-parallelism.js';
+import {
+  searchIndexesEndpoint,
+  searchStatsEndpoint,
+  vectorIndexesEndpoint,
+  vectorStatsEndpoint,
+} from './indexes.js';
 import { qstashStatsEndpoint } from './qstash-stats.js';
 import { qstashUsersEndpoint } from './qstash-users.js';
 import { queuesEndpoint } from './queues.js';
+import { redisBackupsEndpoint } from './redis-backups.js';
 import { redisStatsEndpoint } from './redis-stats.js';
 import { schedulesEndpoint } from './schedules.js';
 import { urlGroupsEndpoint } from './url-groups.js';
@@ -19,6 +26,11 @@ export const ENDPOINTS = [
   globalParallelismEndpoint,
   qstashUsersEndpoint,
   qstashStatsEndpoint,
+  redisBackupsEndpoint,
+  vectorIndexesEndpoint,
+  vectorStatsEndpoint,
+  searchIndexesEndpoint,
+  searchStatsEndpoint,
 ] as const;
 
 /** The Upstash operations the simulator serves. */

@@ -5,8 +5,10 @@ import type { Fault } from './faults.js';
 import type { DatabasesOptions } from './databases.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 import type { GlobalParallelismBody } from './global-parallelism.js';
+import type { DemoIndex, IndexesOptions } from './indexes.js';
 import type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
 import type { QueueEntry, QueuesOptions } from './queues.js';
+import type { DemoBackup } from './redis-backups.js';
 import type { RedisStatsOptions } from './redis-stats.js';
 import type { ScheduleEntry, SchedulesOptions } from './schedules.js';
 import { ENDPOINTS, ROUTES } from './routes.js';
@@ -31,6 +33,15 @@ export {
 export { DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
 export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
 export type { GlobalParallelismBody } from './global-parallelism.js';
+export { DEMO_SEARCH_INDEXES, DEMO_VECTOR_INDEXES, demoIndexToken } from './indexes.js';
+export type { DemoIndex, IndexesOptions } from './indexes.js';
+export { demoBackups } from './redis-backups.js';
+export type { DemoBackup } from './redis-backups.js';
+export {
+  DEMO_BACKED_UP_DATABASE,
+  DEMO_FAILING_BACKUP_DATABASE,
+  DEMO_UNPROTECTED_DATABASE,
+} from './redis-settings.js';
 export { DEMO_QSTASH_INSTANCES, demoInstanceToken } from './qstash-users.js';
 export type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
 export { DEMO_BUSY_QUEUE, DEMO_PAUSED_QUEUE } from './queues.js';
@@ -59,7 +70,8 @@ export interface SimulatorOptions
     DatabasesOptions,
     QueuesOptions,
     SchedulesOptions,
-    QstashUsersOptions {
+    QstashUsersOptions,
+    IndexesOptions {
   /** Listen address; default `127.0.0.1`. */
   host?: string;
   /** Listen port; default 0 (ephemeral). */
@@ -115,6 +127,10 @@ export interface Simulator {
   setQstashInstances(instances: readonly DemoQstashInstance[]): void;
   /** Serve this global parallelism instead of the generated one; `null` goes back to generated data. */
   setGlobalParallelism(body: GlobalParallelismBody | null): void;
+  /** Replace the Vector or Search indexes the account has (the stats of others answer 404). */
+  setIndexes(product: 'vector' | 'search', indexes: readonly DemoIndex[]): void;
+  /** Serve these backups for one database; `null` goes back to generated ones. */
+  setBackups(databaseId: string, backups: readonly DemoBackup[] | null): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;
   /** Listen again on the same port after {@link Simulator.stop}, keeping all state. */
@@ -177,6 +193,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setDatabases: (ids) => {
       endpoints.redis_stats.setDatabases(ids);
       endpoints.databases.setDatabases(ids);
+      endpoints.redis_backups.setDatabases(ids);
     },
     setQueues: (entries) => {
       endpoints.queues.setOverride(entries);
@@ -186,6 +203,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setGlobalParallelism: (body) => {
       endpoints.global_parallelism.setOverride(body);
+    },
+    setIndexes: (product, indexes) => {
+      endpoints[product === 'vector' ? 'vector_indexes' : 'search_indexes'].registry.set(indexes);
+    },
+    setBackups: (databaseId, backups) => {
+      endpoints.redis_backups.setBackups(databaseId, backups);
     },
     setQstashInstances: (instances) => {
       endpoints.qstash_users.setInstances(instances);

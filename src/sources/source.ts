@@ -18,6 +18,7 @@ export interface SourceLimits {
   readonly maxCommandsPerDatabase: number;
   readonly maxQueues: number;
   readonly maxSchedules: number;
+  readonly maxIndexes: number;
 }
 
 /**

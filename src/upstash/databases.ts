@@ -19,7 +19,25 @@ export interface Database {
   readonly creationTime: number | undefined;
   /** The limits Upstash reports for the database; a field that is absent or not a number is undefined. */
   readonly limits: Readonly<Partial<Record<DatabaseLimitField, number>>>;
+  /** The settings that are on or off, by listing field; a field absent or neither is undefined. */
+  readonly features: Readonly<Partial<Record<DatabaseFeatureField, boolean>>>;
+  /** The replica factor; undefined when absent or not a number. */
+  readonly replicas: number | undefined;
+  /** How many read regions; undefined when `read_regions` is absent or not an array. */
+  readonly readRegions: number | undefined;
 }
+
+/** On/off settings of a listed database, in the order they are exported (boolean, or "true"/"false"). */
+export const DATABASE_FEATURE_FIELDS = [
+  'tls',
+  'eviction',
+  'daily_backup_enabled',
+  'consistent',
+  'auto_upgrade',
+  'prod_pack_enabled',
+  'prometheus_enabled',
+] as const;
+export type DatabaseFeatureField = (typeof DATABASE_FEATURE_FIELDS)[number];
 
 /** Numeric limit fields of a listed database, in the order they are exported. */
 export const DATABASE_LIMIT_FIELDS = [
@@ -37,6 +55,11 @@ export type DatabaseLimitField = (typeof DATABASE_LIMIT_FIELDS)[number];
 const text = z.string().optional().catch(undefined);
 // A limit that is not a number (absent, null, a string) is left out alone: the database still lists.
 const limit = z.number().optional().catch(undefined);
+// Upstash sends some switches as booleans and others as "true"/"false"; anything else is left out.
+const flag = z
+  .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
+  .optional()
+  .catch(undefined);
 
 // z.object strips unknown keys, so `password`, `rest_token`, `read_only_rest_token` and every other
 // field we do not name here never reach the parsed object (nor, through it, any log or series).
@@ -48,7 +71,10 @@ const database = z.object({
   primary_region: text,
   state: text,
   creation_time: limit,
+  replicas: limit,
+  read_regions: z.array(z.unknown()).optional().catch(undefined),
   ...Object.fromEntries(DATABASE_LIMIT_FIELDS.map((field) => [field, limit])),
+  ...Object.fromEntries(DATABASE_FEATURE_FIELDS.map((field) => [field, flag])),
 } as {
   database_id: z.ZodString;
   database_name: z.ZodString;
@@ -57,7 +83,10 @@ const database = z.object({
   primary_region: typeof text;
   state: typeof text;
   creation_time: typeof limit;
-} & Record<DatabaseLimitField, typeof limit>);
+  replicas: typeof limit;
+  read_regions: z.ZodCatch<z.ZodOptional<z.ZodArray<z.ZodUnknown>>>;
+} & Record<DatabaseLimitField, typeof limit> &
+  Record<DatabaseFeatureField, typeof flag>);
 
 /**
  * Parses a database listing body (a JSON array of databases). An entry without a string
@@ -75,6 +104,11 @@ export function parseDatabases(json: unknown, url = 'databases'): Database[] {
       const value = d[field];
       if (value !== undefined) limits[field] = value;
     }
+    const features: Partial<Record<DatabaseFeatureField, boolean>> = {};
+    for (const field of DATABASE_FEATURE_FIELDS) {
+      const value = d[field];
+      if (value !== undefined) features[field] = value;
+    }
     return {
       id: d.database_id,
       name: d.database_name,
@@ -84,6 +118,9 @@ export function parseDatabases(json: unknown, url = 'databases'): Database[] {
       state: d.state ?? '',
       creationTime: d.creation_time,
       limits,
+      features,
+      replicas: d.replicas,
+      readRegions: d.read_regions?.length,
     };
   });
 }

@@ -75,6 +75,7 @@ management:
     api_key_file: api-key.txt
     databases: [db-demo-cache, db-demo-events, db-missing]
     schedule: "0 0 0 1 1 *"
+    backups_interval: 24h
   - name: discovered
     url: ${sim.url}
     email: ${DEMO_EMAIL}
@@ -82,6 +83,7 @@ management:
     include: [".*-prod", "hobby-.*", "legacy-.*"]
     exclude: ["sessions-.*"]
     schedule: "0 0 0 1 1 *"
+    backups_interval: 24h
 `);
     writeFileSync(config.replace(/config\.yml$/, 'api-key.txt'), `  ${DEMO_API_KEY}\n`);
     exporter = await startExporter(['--config', config], { TEST_QSTASH_TOKEN: DEMO_QSTASH_TOKEN });
