@@ -1,6 +1,6 @@
 import { jsonAnswer } from './answer.js';
 import type { Answer } from './answer.js';
-import { DatabaseFleet, type DatabasesOptions } from './databases.js';
+import { DEMO_FREE_DATABASE, DatabaseFleet, type DatabasesOptions } from './databases.js';
 import { BodyCache, defineEndpoint } from './endpoint.js';
 import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
 import {
@@ -37,6 +37,9 @@ export function demoBackups(id: string, t: number): DemoBackup[] {
       return [backup(0, 'failed', 5), backup(1, 'completed', 72), backup(2, 'completed', 96)];
     case DEMO_UNPROTECTED_DATABASE:
       return [];
+    // A manual backup of the free database failed after the last one that completed.
+    case DEMO_FREE_DATABASE:
+      return [backup(0, 'completed', 20), backup(1, 'failed', 2)];
     default:
       return [backup(0, 'completed', 20), backup(1, 'completed', 44)];
   }
