@@ -3,12 +3,7 @@ import type { Answer } from './answer.js';
 import { DEMO_FREE_DATABASE, DatabaseFleet, type DatabasesOptions } from './databases.js';
 import { BodyCache, defineEndpoint } from './endpoint.js';
 import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
-import {
-  DEMO_BACKED_UP_DATABASE,
-  DEMO_FAILING_BACKUP_DATABASE,
-  DEMO_UNPROTECTED_DATABASE,
-  demoRedisSettings,
-} from './redis-settings.js';
+import { DEMO_BACKED_UP_DATABASE, DEMO_UNPROTECTED_DATABASE, demoRedisSettings } from './redis-settings.js';
 
 const HOUR = 3_600_000;
 
@@ -19,6 +14,9 @@ export interface DemoBackup {
   /** Unix ms. */
   readonly createdAt: number;
 }
+
+/** The database whose latest backup (a manual one) failed after the last that completed. */
+export const DEMO_FAILING_BACKUP_DATABASE = DEMO_FREE_DATABASE;
 
 /** The backups database `id` has at time `t` (times relative to it, so they move with the clock). */
 export function demoBackups(id: string, t: number): DemoBackup[] {
@@ -33,15 +31,15 @@ export function demoBackups(id: string, t: number): DemoBackup[] {
         ...Array.from({ length: 7 }, (_, day) => backup(day, 'completed', 6 + 24 * day)),
         backup(7, 'pending', 0.1),
       ];
+    // A failure yesterday, healed by the backup after it.
+    case 'db-demo-sessions':
+      return [backup(0, 'completed', 6), backup(1, 'failed', 30), backup(2, 'completed', 54)];
     case DEMO_FAILING_BACKUP_DATABASE:
-      return [backup(0, 'failed', 5), backup(1, 'completed', 72), backup(2, 'completed', 96)];
+      return [backup(0, 'completed', 20), backup(1, 'failed', 2)];
     case DEMO_UNPROTECTED_DATABASE:
       return [];
-    // A manual backup of the free database failed after the last one that completed.
-    case DEMO_FREE_DATABASE:
-      return [backup(0, 'completed', 20), backup(1, 'failed', 2)];
     default:
-      return [backup(0, 'completed', 20), backup(1, 'completed', 44)];
+      return [backup(0, 'completed', 10), backup(1, 'completed', 34)];
   }
 }
 

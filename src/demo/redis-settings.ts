@@ -1,12 +1,13 @@
-// What the demo fleet's databases say about their safety: the settings of their listing entries and
-// which of them the backup listing shows in each state. Read by the listing and the backups alike.
+// What the demo fleet's databases say about their safety in their listing entries. The three default
+// databases are the healthy ones (daily backups on, TLS on), as the stack test relies on; the
+// suspended legacy database is the one left unprotected.
 
-/** The database of the demo fleet whose backups all succeed, daily, with one in progress. */
+/** The database of the demo fleet with replicas, read regions and eviction on. */
 export const DEMO_BACKED_UP_DATABASE = 'db-demo-cache';
-/** The database whose latest backup failed, and whose last completed one is days old. */
-export const DEMO_FAILING_BACKUP_DATABASE = 'db-demo-sessions';
-/** The database without any backup, and with TLS and daily backups off. */
-export const DEMO_UNPROTECTED_DATABASE = 'db-demo-events';
+/** The database with TLS and daily backups off, and no backup at all (the suspended legacy one). */
+export const DEMO_UNPROTECTED_DATABASE = 'db-demo-suspended';
+/** The databases with daily backups on: the default three. */
+const DAILY_BACKUPS: readonly string[] = ['db-demo-cache', 'db-demo-sessions', 'db-demo-events'];
 
 /** The settings the database listing reports that the demo varies per database. */
 export interface DemoRedisSettings {
@@ -17,22 +18,21 @@ export interface DemoRedisSettings {
   readonly readRegions: readonly string[];
 }
 
-/** The listing's settings of database `id`: the demo fleet's own, or plain ones (TLS on, no backups). */
+/** The listing's settings of database `id`: the demo fleet's own, or plain ones (TLS on, no daily backups). */
 export function demoRedisSettings(id: string): DemoRedisSettings {
+  const plain = {
+    tls: true,
+    dailyBackup: DAILY_BACKUPS.includes(id),
+    eviction: false,
+    replicas: 1,
+    readRegions: [],
+  };
   switch (id) {
     case DEMO_BACKED_UP_DATABASE:
-      return {
-        tls: true,
-        dailyBackup: true,
-        eviction: true,
-        replicas: 3,
-        readRegions: ['us-west-1', 'eu-west-1'],
-      };
-    case DEMO_FAILING_BACKUP_DATABASE:
-      return { tls: true, dailyBackup: true, eviction: false, replicas: 1, readRegions: [] };
+      return { ...plain, eviction: true, replicas: 3, readRegions: ['us-west-1', 'eu-west-1'] };
     case DEMO_UNPROTECTED_DATABASE:
-      return { tls: false, dailyBackup: false, eviction: false, replicas: 1, readRegions: [] };
+      return { ...plain, tls: false };
     default:
-      return { tls: true, dailyBackup: false, eviction: false, replicas: 1, readRegions: [] };
+      return plain;
   }
 }

@@ -35,13 +35,9 @@ export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
 export type { GlobalParallelismBody } from './global-parallelism.js';
 export { DEMO_SEARCH_INDEXES, DEMO_VECTOR_INDEXES, demoIndexToken } from './indexes.js';
 export type { DemoIndex, IndexesOptions } from './indexes.js';
-export { demoBackups } from './redis-backups.js';
+export { DEMO_FAILING_BACKUP_DATABASE, demoBackups } from './redis-backups.js';
 export type { DemoBackup } from './redis-backups.js';
-export {
-  DEMO_BACKED_UP_DATABASE,
-  DEMO_FAILING_BACKUP_DATABASE,
-  DEMO_UNPROTECTED_DATABASE,
-} from './redis-settings.js';
+export { DEMO_BACKED_UP_DATABASE, DEMO_UNPROTECTED_DATABASE } from './redis-settings.js';
 export { DEMO_QSTASH_INSTANCES, demoInstanceToken } from './qstash-users.js';
 export type { DemoQstashInstance, QstashUsersOptions } from './qstash-users.js';
 export { DEMO_BUSY_QUEUE, DEMO_PAUSED_QUEUE } from './queues.js';

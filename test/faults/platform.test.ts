@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import {
+  DEMO_BACKED_UP_DATABASE,
   DEMO_SEARCH_INDEXES,
+  DEMO_UNPROTECTED_DATABASE,
   DEMO_VECTOR_INDEXES,
   demoIndexToken,
   type DemoIndex,
@@ -287,20 +289,21 @@ describe('Redis backups and settings', () => {
   });
 
   test('the listing’s settings: features (only those present), replicas and read regions', async () => {
-    const h = await harness({ databases: ['db-demo-cache', 'db-demo-events'] });
+    const h = await harness({ databases: [DEMO_BACKED_UP_DATABASE, DEMO_UNPROTECTED_DATABASE] });
     const samples = await allUp(h, (s) => up(s, 'databases') === 1);
     const feature = (id: string, name: string) =>
       valueOf(samples, 'upstash_redis_feature_enabled', { account: 'main', database_id: id, feature: name });
-    expect(feature('db-demo-cache', 'tls')).toBe(1);
-    expect(feature('db-demo-cache', 'daily_backup')).toBe(1);
-    expect(feature('db-demo-cache', 'eviction')).toBe(1);
-    expect(feature('db-demo-events', 'tls')).toBe(0);
-    expect(feature('db-demo-events', 'daily_backup')).toBe(0);
+    const [safe, unprotected] = [DEMO_BACKED_UP_DATABASE, DEMO_UNPROTECTED_DATABASE];
+    expect(feature(safe, 'tls')).toBe(1);
+    expect(feature(safe, 'daily_backup')).toBe(1);
+    expect(feature(safe, 'eviction')).toBe(1);
+    expect(feature(unprotected, 'tls')).toBe(0);
+    expect(feature(unprotected, 'daily_backup')).toBe(0);
     // prometheus_enabled arrives as the string "false".
-    expect(feature('db-demo-events', 'native_prometheus')).toBe(0);
-    expect(valueOf(samples, 'upstash_redis_replicas', { database_id: 'db-demo-cache' })).toBe(3);
-    expect(valueOf(samples, 'upstash_redis_read_regions', { database_id: 'db-demo-cache' })).toBe(2);
-    expect(valueOf(samples, 'upstash_redis_read_regions', { database_id: 'db-demo-events' })).toBe(0);
+    expect(feature(unprotected, 'native_prometheus')).toBe(0);
+    expect(valueOf(samples, 'upstash_redis_replicas', { database_id: safe })).toBe(3);
+    expect(valueOf(samples, 'upstash_redis_read_regions', { database_id: safe })).toBe(2);
+    expect(valueOf(samples, 'upstash_redis_read_regions', { database_id: unprotected })).toBe(0);
   });
 });
 
