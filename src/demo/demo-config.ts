@@ -23,6 +23,7 @@ export function demoConfig(
         token: new Secret(DEMO_QSTASH_TOKEN),
         schedule,
         sources: QSTASH_SOURCES,
+        ownSchedules: {},
       },
     ],
     management: [
@@ -36,6 +37,8 @@ export function demoConfig(
         exclude: [],
         schedule: statsSchedule,
         sources: MANAGEMENT_SOURCES,
+        // Hourly by default; the demo polls them more often, as it does everything else.
+        ownSchedules: { backups: scheduleFromInterval('30s') as Schedule },
       },
     ],
     origin: 'demo (embedded simulator)',

@@ -12,7 +12,7 @@ import { AbortedError, HttpStatusError, InvalidResponseError } from '../../src/u
 import type { PollContext, PollUnit } from '../../src/vocabulary.js';
 
 const EVERY_SECOND = '* * * * * *';
-const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
+const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A poller wired to real series, metrics and a logger whose lines the test reads back. */
@@ -202,7 +202,13 @@ describe('Poller', () => {
     running = t.poller;
     t.poller.start();
     await sleep(100);
-    const labels = { source: 'redis_stats', account: 'main', database_id: 'db-new', qstash_id: '' };
+    const labels = {
+      source: 'redis_stats',
+      account: 'main',
+      database_id: 'db-new',
+      qstash_id: '',
+      index_id: '',
+    };
     let newCalls = 0;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-new',
@@ -219,7 +225,7 @@ describe('Poller', () => {
     expect(newCalls).toBeGreaterThanOrEqual(1);
     expect(await t.text()).toContain('flow_control_key="from-new"');
     expect(await t.text()).toMatch(
-      /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id=""\} 1$/m,
+      /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id="",index_id=""\} 1$/m,
     );
     expect(t.poller.status().map((s) => s.labels.database_id)).toEqual(['', 'db-new']);
 
@@ -228,7 +234,9 @@ describe('Poller', () => {
     const text = await t.text();
     expect(text).not.toContain('from-new');
     expect(text).not.toContain('db-new');
-    expect(text).toMatch(/^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m);
+    expect(text).toMatch(
+      /^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id="",index_id=""\} 1$/m,
+    );
     expect(t.poller.unitIds).toEqual(['flow_control/eu']);
     await sleep(1100);
     expect(newCalls).toBe(atRemoval);
@@ -241,7 +249,7 @@ describe('Poller', () => {
     let finish: (() => void) | undefined;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-slow',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow', qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow', qstash_id: '', index_id: '' },
       poll: async (context) => {
         await new Promise<void>((resolve) => {
           finish = resolve;
@@ -348,12 +356,12 @@ describe('Poller, hostile input', () => {
     t.poller.start();
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-1',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '', index_id: '' },
       poll: async () => Promise.resolve({ samples: [], rejectedFields: rejecting ? ['dailyproduce'] : [] }),
     });
     await sleep(2100);
     const rejected =
-      /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",field="dailyproduce"\} (\d+)$/m;
+      /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",index_id="",field="dailyproduce"\} (\d+)$/m;
     expect(await t.value(rejected)).toBeGreaterThanOrEqual(2);
     expect(t.lines.filter((l) => String(l.msg).startsWith('field rejected'))).toHaveLength(1);
     rejecting = false;
@@ -369,7 +377,7 @@ describe('Poller, hostile input', () => {
     const polledAt = new Map<string, number[]>();
     const member = (id: string): PollUnit => ({
       id: `redis_stats/main/${id}`,
-      labels: { source: 'redis_stats', account: 'main', database_id: id, qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: id, qstash_id: '', index_id: '' },
       family: 'redis_stats/main',
       poll: async () => {
         polledAt.set(id, [...(polledAt.get(id) ?? []), Date.now()]);
