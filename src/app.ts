@@ -3,13 +3,15 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { plainHttpAccounts } from './config/addresses.js';
+import { ConfigError, formatProblem } from './config/errors.js';
 import type { Config } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
+import { familyPredicate } from './metrics/family-filter.js';
 import { PollPlan } from './poll-plan.js';
 import { Poller } from './poller/poller.js';
 import { createSelfMetrics } from './poller/self-metrics.js';
 import { listen } from './server/listener.js';
-import { createHandler } from './server/routes.js';
+import { createHandler, type ReloadOutcome } from './server/routes.js';
 import { createMetricsCache, keepWarm } from './server/scrape-cache.js';
 import { createWebServer } from './server/web-server.js';
 import { WebSettings } from './server/web-settings.js';
@@ -19,6 +21,11 @@ import { DATA_METRICS } from './sources/kinds.js';
 export interface AppOptions {
   readonly logger: Logger;
   readonly version: string;
+  /**
+   * Reads the configuration again, for `POST /-/reload` (what SIGHUP reads); throws a ConfigError when
+   * it does not validate. Without it, a reload applies the running configuration again.
+   */
+  readonly loadConfig?: () => Config;
 }
 
 /** A running exporter: poller, client and HTTP server, built from one Config. */
@@ -30,11 +37,12 @@ export interface App {
   /**
    * Applies a new, already validated configuration (SIGHUP): sources, credentials, intervals, HTTP
    * settings, limits and log level, and re-reads the web config file. The listen address is kept.
-   * Given a loader, reads the configuration when the reload runs (undefined: keep the running one).
-   * Reloads run one after another; one asked for while another waits to start joins it, with the
-   * latest configuration (a burst of SIGHUPs is one reload). A failed reload is logged.
+   * Given a loader, reads the configuration when the reload runs; one that throws a ConfigError keeps
+   * the running configuration (the problems are logged and in the outcome). Reloads run one after
+   * another; one asked for while another waits to start joins it, with the latest configuration (a
+   * burst of SIGHUPs is one reload), and shares its outcome. A failed reload is logged.
    */
-  reload(next: Config | (() => Config | undefined)): Promise<void>;
+  reload(next: Config | (() => Config)): Promise<ReloadOutcome>;
 }
 
 /** Builds everything from a Config; nothing runs until `start()`. */
@@ -52,7 +60,7 @@ export function createApp(config: Config, options: AppOptions): App {
   // One poller for the life of the process: a reload reconfigures it, so no unit loses its state.
   const poller = new Poller({ groups: plan.plan(config).groups, series, metrics, logger });
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
-  const scrapeCache = createMetricsCache(series, metrics, registry);
+  const scrapeCache = createMetricsCache(series, metrics, registry, familyPredicate(config.metrics));
   let running = config;
   let web: WebSettings | undefined;
   let stopWarming: (() => void) | undefined;
@@ -85,6 +93,8 @@ export function createApp(config: Config, options: AppOptions): App {
     };
     const { groups, retired } = plan.plan(running);
     await poller.reconfigure(groups);
+    // Last, so that the next scrape shows all of the reload (and the new metrics.allow and deny).
+    scrapeCache.reconfigure(familyPredicate(running.metrics));
     if (retired !== undefined) void poller.settled().then(async () => retired.close());
     logger.info({ sources: poller.unitIds.length }, 'configuration reloaded');
   };
@@ -92,10 +102,31 @@ export function createApp(config: Config, options: AppOptions): App {
   // The one reload queue. stop() waits for the reload in progress: one that finished after stop()
   // would start polls nobody stops.
   let stopped = false;
-  let reloading: Promise<void> = Promise.resolve();
-  let waiting: (() => Config | undefined) | undefined;
+  let reloading: Promise<ReloadOutcome> = Promise.resolve({ result: 'applied' });
+  let waiting: (() => Config) | undefined;
 
-  return {
+  /** Runs the reload waiting in the queue, with the configuration its loader reads now. */
+  const runWaiting = async (): Promise<ReloadOutcome> => {
+    const load = waiting;
+    waiting = undefined;
+    if (stopped || load === undefined) return { result: 'stopping' };
+    let loaded: Config;
+    try {
+      loaded = load();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      logger.error(
+        { problems: error.problems.map(formatProblem) },
+        'configuration invalid; keeping the running one',
+      );
+      return { result: 'invalid', problems: error.problems };
+    }
+    await applyReload(loaded);
+    return { result: 'applied' };
+  };
+  const loadConfig = options.loadConfig ?? (() => running);
+
+  const app: App = {
     async start() {
       web = new WebSettings(config.webConfigFile, logger);
       const handler = createHandler({
@@ -104,6 +135,8 @@ export function createApp(config: Config, options: AppOptions): App {
         sources: () => poller.status(),
         version,
         shard: `${config.sharding.shard} of ${config.sharding.total}`,
+        lifecycle: () => running.webEnableLifecycle,
+        reload: async () => app.reload(loadConfig),
         logger,
       });
       server = createWebServer(web, handler, logger);
@@ -130,19 +163,14 @@ export function createApp(config: Config, options: AppOptions): App {
       const joins = waiting !== undefined;
       waiting = typeof next === 'function' ? next : () => next;
       if (joins) return reloading;
-      reloading = reloading
-        .then(async () => {
-          const load = waiting;
-          waiting = undefined;
-          const loaded = stopped ? undefined : load?.();
-          if (loaded !== undefined) await applyReload(loaded);
-        })
-        .catch((error: unknown) => {
-          logger.error({ err: error }, 'reload failed');
-        });
+      reloading = reloading.then(runWaiting).catch((error: unknown): ReloadOutcome => {
+        logger.error({ err: error }, 'reload failed');
+        return { result: 'failed' };
+      });
       return reloading;
     },
   };
+  return app;
 }
 
 /** Warns when a credential would cross the network unencrypted. */

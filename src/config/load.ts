@@ -1,11 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { regexProblem } from '../metrics/relabel-regex.js';
 import { checkListenAddress } from './addresses.js';
 import { envDocument, envVariable } from './env.js';
 import { ConfigError, describeFsError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
-import { fileSchema, MAX_TOTAL_SHARDS, TOO_MANY_SHARDS, zodProblems } from './file-schema.js';
+import {
+  expectedType,
+  fileSchema,
+  MAX_TOTAL_SHARDS,
+  numberKeys,
+  TOO_MANY_SHARDS,
+  zodProblems,
+} from './file-schema.js';
 import { checkSecretFiles, resolveDocument, type Files, type Resolved } from './resolve.js';
 import { parseYaml } from './yaml.js';
 import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, type Config } from './types.js';
@@ -16,6 +24,11 @@ export interface FlagOverrides {
   readonly logLevel?: string | undefined;
   readonly logFormat?: string | undefined;
   readonly webConfigFile?: string | undefined;
+  /** `--web.enable-lifecycle`: true when given. */
+  readonly webEnableLifecycle?: boolean | undefined;
+  /** `--metrics.allow`, each time it is given; when given, the file's list is not read. */
+  readonly metricsAllow?: readonly string[] | undefined;
+  readonly metricsDeny?: readonly string[] | undefined;
   /** `--shard`: a number or `auto`. */
   readonly shard?: string | undefined;
   readonly totalShards?: string | undefined;
@@ -69,11 +82,23 @@ export function loadConfig(options: LoadOptions): Config {
 }
 
 /** The settings every mode shares: flags first, then the file, then defaults. */
-type CommonSettings = Pick<Config, 'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'sharding'>;
+export type CommonSettings = Pick<
+  Config,
+  'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'webEnableLifecycle' | 'metrics' | 'sharding'
+>;
 
 function commonSettings(
   flags: FlagOverrides,
-  file: Pick<Resolved, 'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'sharding'>,
+  file: Pick<
+    Resolved,
+    | 'listenAddress'
+    | 'logLevel'
+    | 'logFormat'
+    | 'webConfigFile'
+    | 'webEnableLifecycle'
+    | 'metrics'
+    | 'sharding'
+  >,
   host: string,
   problems: ConfigProblem[],
 ): CommonSettings {
@@ -89,8 +114,27 @@ function commonSettings(
     logLevel: flagLevel ?? file.logLevel ?? DEFAULTS.logLevel,
     logFormat: flagFormat ?? file.logFormat ?? DEFAULTS.logFormat,
     webConfigFile: flags.webConfigFile === undefined ? file.webConfigFile : resolve(flags.webConfigFile),
+    webEnableLifecycle: flags.webEnableLifecycle ?? file.webEnableLifecycle ?? false,
+    metrics: {
+      allow: flagPatterns(flags.metricsAllow, '--metrics.allow', problems) ?? file.metrics?.allow ?? [],
+      deny: flagPatterns(flags.metricsDeny, '--metrics.deny', problems) ?? file.metrics?.deny ?? [],
+    },
     sharding: sharding(flags, file.sharding, host, problems),
   };
+}
+
+/** A repeatable pattern flag's values, each checked (named by its place, never quoted); undefined when not given. */
+function flagPatterns(
+  values: readonly string[] | undefined,
+  flag: string,
+  problems: ConfigProblem[],
+): readonly string[] | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  values.forEach((pattern, index) => {
+    const problem = regexProblem(pattern);
+    if (problem !== undefined) problems.push({ path: `${flag}[${index}]`, message: problem });
+  });
+  return values;
 }
 
 function oneOf<T extends string>(
@@ -176,6 +220,8 @@ const EMPTY: Resolved = {
   logLevel: undefined,
   logFormat: undefined,
   webConfigFile: undefined,
+  webEnableLifecycle: undefined,
+  metrics: undefined,
   sharding: undefined,
   http: DEFAULTS.http,
   limits: DEFAULTS.limits,
@@ -199,7 +245,7 @@ function fromFile(
   const raw = parseYaml(text, path, problems);
   if (raw === undefined) return EMPTY;
   const expansionProblems: ConfigProblem[] = [];
-  const expanded = expandEnv(raw, env, expansionProblems);
+  const expanded = expandEnv(raw, env, expansionProblems, numberKeys());
   // Relative paths in the file are relative to its folder.
   const files = { base: dirname(resolve(path)), read };
   return fromDocument(expanded, files, (field) => field, expansionProblems, problems);
@@ -230,12 +276,12 @@ function fromDocument(
 ): Resolved {
   const found: ConfigProblem[] = [];
   // reportInput lets zodProblems tell a missing key from a wrong type; it never prints the input.
-  const parsed = fileSchema.safeParse(document, { reportInput: true });
+  const parsed = fileSchema.safeParse(document, { reportInput: true, error: expectedType });
   let resolved = EMPTY;
   if (parsed.success) {
     resolved = resolveDocument(parsed.data, files, found);
   } else {
-    found.push(...zodProblems(parsed.error));
+    found.push(...zodProblems(parsed.error, fileSchema));
     checkSecretFiles(document, files, found);
   }
   const named = new Set(reported.map((p) => p.path));

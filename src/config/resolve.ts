@@ -28,6 +28,8 @@ export interface Resolved {
   readonly logFormat: FileConfig['log_format'];
   readonly sharding: FileConfig['sharding'];
   readonly webConfigFile: string | undefined;
+  readonly webEnableLifecycle: boolean | undefined;
+  readonly metrics: FileConfig['metrics'];
   readonly http: HttpSettings;
   readonly limits: Limits;
   readonly qstash: readonly QstashAccount[];
@@ -42,6 +44,8 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
     logFormat: file.log_format,
     sharding: file.sharding,
     webConfigFile: file.web_config_file === undefined ? undefined : resolve(files.base, file.web_config_file),
+    webEnableLifecycle: file.web_enable_lifecycle,
+    metrics: file.metrics,
     http: {
       timeoutMs: file.http?.timeout ?? DEFAULTS.http.timeoutMs,
       retries: file.http?.retries ?? DEFAULTS.http.retries,

@@ -11,6 +11,8 @@ export function summarizeConfig(config: Config): string {
     `log_level: ${config.logLevel}, log_format: ${config.logFormat}`,
     `sharding: shard ${config.sharding.shard} of ${config.sharding.total}`,
     `web_config_file: ${config.webConfigFile ?? '(none)'}`,
+    `web_enable_lifecycle: ${config.webEnableLifecycle} (POST /-/reload ${config.webEnableLifecycle ? 'reloads the configuration' : 'answers 403'})`,
+    `metrics: ${familySummary(config.metrics)}`,
     `http: timeout ${config.http.timeoutMs / 1000}s, retries ${config.http.retries}, concurrency ${config.http.concurrency}, max response size ${config.http.maxBodyBytes} bytes`,
     // Every limit, as the file spells it (maxQueues → max_queues): a new one shows without an edit here.
     `limits: ${Object.entries(config.limits)
@@ -55,4 +57,14 @@ function ownScheduleSummary<A extends Api>(
         .map((source) => `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s`),
     )
     .join('');
+}
+
+/** Which metric families /metrics shows, as the summary says it. */
+function familySummary(selection: Config['metrics']): string {
+  if (selection.allow.length === 0 && selection.deny.length === 0) return 'every family';
+  const lists = [
+    ...(selection.allow.length > 0 ? [`allow ${selection.allow.join(', ')}`] : []),
+    ...(selection.deny.length > 0 ? [`deny ${selection.deny.join(', ')}`] : []),
+  ];
+  return `${lists.join('; ')} (matched against whole family names)`;
 }

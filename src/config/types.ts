@@ -1,3 +1,4 @@
+import type { FamilySelection } from '../metrics/family-filter.js';
 import {
   SOURCE_NAMES,
   type Limits,
@@ -9,7 +10,7 @@ import {
 import type { Secret } from './secret.js';
 import type { Schedule } from './schedule.js';
 
-export type { Limits, Sharding };
+export type { FamilySelection, Limits, Sharding };
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -78,6 +79,10 @@ export interface Config {
   readonly sharding: Sharding;
   /** Absolute path of the exporter-toolkit web config, if any. */
   readonly webConfigFile: string | undefined;
+  /** Whether `POST /-/reload` reloads the configuration (`--web.enable-lifecycle`). */
+  readonly webEnableLifecycle: boolean;
+  /** The metric families /metrics shows (`metrics.allow`, `metrics.deny`: regexes, matched whole). */
+  readonly metrics: FamilySelection;
   readonly http: HttpSettings;
   readonly limits: Limits;
   readonly qstash: readonly QstashAccount[];

@@ -11,9 +11,10 @@ export interface AnchoredRegex {
 }
 
 /**
- * Why `pattern` is not an expression {@link anchoredRegex} takes, in RE2's words, never quoting the
- * pattern (a configuration error must not echo values); undefined when it is one. It must compile on
- * its own, not only once wrapped: `a)|(b` would otherwise escape the anchors.
+ * Why `pattern` is not an expression {@link anchoredRegex} takes, as a configuration problem, in
+ * RE2's words but never quoting the pattern (a configuration error must not echo values); undefined
+ * when it is one. It must compile on its own, not only once wrapped: `a)|(b` would otherwise escape
+ * the anchors.
  */
 export function regexProblem(pattern: string): string | undefined {
   try {
@@ -21,12 +22,14 @@ export function regexProblem(pattern: string): string | undefined {
     RE2JS.compile(wrap(pattern));
     return undefined;
   } catch (error) {
-    if (error instanceof RE2JSSyntaxException) return error.error;
+    if (error instanceof RE2JSSyntaxException) return `${NOT_VALID}: ${error.error}`;
     // Other refusals' messages may quote the pattern.
-    if (error instanceof RE2JSException) return 'not accepted by RE2';
+    if (error instanceof RE2JSException) return `${NOT_VALID}: not accepted by RE2`;
     throw error;
   }
 }
+
+const NOT_VALID = 'is not a valid regular expression (RE2 syntax)';
 
 /** `pattern` compiled to test whole values; throws unless {@link regexProblem} found none. */
 export function anchoredRegex(pattern: string): AnchoredRegex {

@@ -120,6 +120,12 @@ describe.each(variants)('%s', (variant, files) => {
     }
   });
 
+  it('probes readiness on /readyz and liveness on /healthz, basic auth or not (the probes are open)', () => {
+    const container = podSpec(workloads(objectsOf(variant))[0]!).containers[0]!;
+    expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
+    expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
+  });
+
   it('runs one hardened container: non-root, read-only root, no capabilities, seccomp, probes, resources', () => {
     const [workload, ...others] = workloads(objectsOf(variant));
     expect(others).toEqual([]);
@@ -331,13 +337,13 @@ describe('ci/monitoring-values.yaml: Prometheus Operator objects and the dashboa
     }
   });
 
-  it('serves TLS: --web.config.file from a Secret, probes over HTTPS, readiness on the open /healthz', () => {
+  it('serves TLS: --web.config.file from a Secret, probes over HTTPS, readiness on /readyz (open under basic auth)', () => {
     const objects = objectsOf('ci/monitoring-values.yaml');
     const workload = one(objects, 'Deployment');
     const container = podSpec(workload).containers[0]!;
     expect(flag(container.args ?? [], '--web.config.file')).toBe('/etc/upstash-exporter/web/web-config.yml');
     expect(container.livenessProbe?.httpGet?.scheme).toBe('HTTPS');
-    expect(container.readinessProbe?.httpGet).toMatchObject({ path: '/healthz', scheme: 'HTTPS' });
+    expect(container.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', scheme: 'HTTPS' });
     const secrets = ofKind(objects, 'Secret').map((s) => s.metadata.name);
     expect(secrets.sort()).toEqual([`${RELEASE}-credentials`, `${RELEASE}-web-config`]);
     const volumes = podSpec(workload).volumes ?? [];

@@ -234,7 +234,7 @@ management:
   });
 
   const scrapeUntil = async (done: (body: string) => boolean): Promise<string> => {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 600; i++) {
       const body = await (await fetch(`${exporter.url}/metrics`)).text();
       if (done(body)) return body;
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -68,7 +68,7 @@ describe('shards', () => {
     }
     for (const exporter of exporters) await waitForStatus(`${exporter.url}/readyz`, 200);
     for (const exporter of exporters) texts.push(await (await fetch(`${exporter.url}/metrics`)).text());
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all(exporters.map(async (exporter) => exporter.stop()));

@@ -5,6 +5,7 @@ import { Secret } from '../../src/config/secret.js';
 import {
   DEFAULTS,
   type Config,
+  type FamilySelection,
   type HttpSettings,
   type Limits,
   type ManagementAccount,
@@ -82,6 +83,10 @@ export interface HarnessOptions {
   readonly limits?: Partial<Limits>;
   readonly logLevel?: LogLevel;
   readonly webConfigFile?: string;
+  readonly webEnableLifecycle?: boolean;
+  readonly metrics?: FamilySelection;
+  /** What a reload over HTTP reads; the running configuration by default. */
+  readonly loadConfig?: () => Config;
   /** Accounts: default one QStash account (both sources) and one management account. */
   readonly qstashAccounts?: number;
   readonly databases?: readonly string[];
@@ -108,8 +113,12 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
     logFormat: 'json',
     sharding: { shard: 0, total: 1 },
     webConfigFile: options.webConfigFile,
+    webEnableLifecycle: options.webEnableLifecycle ?? false,
+    metrics: options.metrics ?? { allow: [], deny: [] },
     http: {
-      timeoutMs: 400,
+      // Not the subject of the tests that take it: long enough that a busy machine's slow answer is
+      // never counted as a timeout. A test about timeouts sets its own.
+      timeoutMs: 10_000,
       retries: 1,
       concurrency: 4,
       maxBodyBytes: DEFAULTS.http.maxBodyBytes,
@@ -158,7 +167,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   });
   const config = testConfig(sim.url, options);
-  const app = createApp(config, { logger, version: '0.0.0-test' });
+  const app = createApp(config, {
+    logger,
+    version: '0.0.0-test',
+    ...(options.loadConfig === undefined ? {} : { loadConfig: options.loadConfig }),
+  });
   const address = await app.start();
   const base = `http://127.0.0.1:${address.port}`;
   const get = (path: string, headers: Record<string, string> = {}): Promise<Reply> =>
@@ -205,11 +218,14 @@ export function httpGet(url: string, headers: Record<string, string> = {}): Prom
   });
 }
 
-/** Polls `check` every `everyMs` until it returns a value other than undefined, or fails after `withinMs`. */
+/**
+ * Polls `check` every `everyMs` until it returns a value other than undefined, or fails after
+ * `withinMs`: a limit only a broken case reaches, many times what a busy machine needs.
+ */
 export async function eventually<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
-  withinMs = 15_000,
+  withinMs = 60_000,
   everyMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + withinMs;

@@ -43,7 +43,7 @@ describe('RE2 syntax means what it means in Prometheus and Go', () => {
     ['\\', 'trailing backslash at end of expression'],
   ])('%s is refused with RE2’s reason, without quoting the expression', (pattern, reason) => {
     const problem = regexProblem(pattern);
-    expect(problem).toBe(reason);
+    expect(problem).toBe(`is not a valid regular expression (RE2 syntax): ${reason}`);
     expect(problem).not.toContain(pattern);
   });
 });

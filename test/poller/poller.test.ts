@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DataSeries } from '../../src/metrics/data-series.js';
 import { renderRegistry } from '../../src/metrics/exposition.js';
 import { Poller, type PollGroup } from '../../src/poller/poller.js';
@@ -13,7 +13,10 @@ import type { PollContext, PollUnit } from '../../src/vocabulary.js';
 
 const EVERY_SECOND = '* * * * * *';
 const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
+/** A wait inside a poll: on the fake clock, so it ends when the test moves the clock past it. */
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Moves the fake clock on, running every timer (cron ticks included) and promise due meanwhile. */
+const pass = async (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 /** A poller wired to real series, metrics and a logger whose lines the test reads back. */
 function setup(poll: (context: PollContext, call: number) => Promise<number>, intervalMs = 1000) {
@@ -49,10 +52,21 @@ function setup(poll: (context: PollContext, call: number) => Promise<number>, in
   return { poller, group, series, registry, text, value, lines, calls: () => calls };
 }
 
+// Scheduling is the subject here, so the clock is fake (node-cron, the poller's timers and Date alike):
+// what a test sees after "1.1 s" does not depend on how busy the machine is. Half a second into a
+// second, so that the start-up poll and the first cron tick never coincide.
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2025, 0, 1, 0, 0, 0, 500) });
+});
+
 let running: Poller | undefined;
 afterEach(async () => {
-  await running?.stop();
+  // A poll still waiting on the fake clock must be let go for stop() to settle.
+  const stopping = running?.stop();
+  await pass(10_000);
+  await stopping;
   running = undefined;
+  vi.useRealTimers();
 });
 
 describe('Poller', () => {
@@ -62,7 +76,7 @@ describe('Poller', () => {
     expect(t.poller.ready).toBe(false);
     expect(await t.text()).not.toContain('upstash_up{');
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     expect(t.poller.ready).toBe(true);
     expect(await t.text()).toContain(
       'upstash_qstash_flow_control_wait_list_size{account="eu",flow_control_key="k7"} 7',
@@ -76,7 +90,7 @@ describe('Poller', () => {
     const t = setup((_context, call) => Promise.resolve(call));
     running = t.poller;
     t.poller.start();
-    await sleep(1300);
+    await pass(1300);
     const body = await t.text();
     expect(body).not.toContain('flow_control_key="k1"');
     expect(body).toMatch(/flow_control_key="k[2-9]"/);
@@ -89,7 +103,7 @@ describe('Poller', () => {
     });
     running = t.poller;
     t.poller.start();
-    await sleep(2100);
+    await pass(2100);
     expect(t.calls()).toBe(1);
     expect(await t.value(/^upstash_exporter_polls_skipped_total\{[^}]*\} (\S+)$/m)).toBeGreaterThanOrEqual(1);
     expect(t.lines.some((l) => l.msg === 'poll skipped' && l.reason === 'still_running')).toBe(true);
@@ -106,14 +120,14 @@ describe('Poller', () => {
     );
     running = t.poller;
     t.poller.start();
-    await sleep(50);
+    await pass(50);
     expect(t.series.has('flow_control/eu')).toBe(true);
-    await sleep(1050); // a failing tick has come, but 3 × 600 ms have not passed
+    await pass(1050); // a failing tick has come, but 3 × 600 ms have not passed
     expect(await t.value(/^upstash_up\{[^}]*\} (\S+)$/m)).toBe(0);
     const failures = /^upstash_exporter_poll_failures_total\{[^}]*reason="server_error"\} (\S+)$/m;
     expect(await t.value(failures)).toBeGreaterThanOrEqual(1);
     expect(t.series.has('flow_control/eu')).toBe(true);
-    await sleep(1200);
+    await pass(1200);
     expect(t.series.has('flow_control/eu')).toBe(false);
     expect(await t.text()).not.toContain('upstash_qstash_flow_control_wait_list_size');
     expect(await t.text()).toContain('upstash_up{');
@@ -128,13 +142,13 @@ describe('Poller', () => {
     );
     running = t.poller;
     t.poller.start();
-    await sleep(1500);
+    await pass(1500);
     expect(t.calls()).toBe(1);
     expect(await t.value(/^upstash_exporter_poll_failures_total\{[^}]*reason="rate_limited"\} (\S+)$/m)).toBe(
       1,
     );
     expect(await t.value(/^upstash_exporter_polls_skipped_total\{[^}]*\} (\S+)$/m)).toBeGreaterThanOrEqual(1);
-    await sleep(2000);
+    await pass(2000);
     expect(t.calls()).toBeGreaterThanOrEqual(2);
     expect(await t.value(/^upstash_up\{[^}]*\} (\S+)$/m)).toBe(1);
   });
@@ -147,7 +161,7 @@ describe('Poller', () => {
     );
     running = t.poller;
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     expect(t.poller.ready).toBe(true);
     expect(
       await t.value(/^upstash_exporter_poll_failures_total\{[^}]*reason="invalid_response"\} (\S+)$/m),
@@ -171,7 +185,7 @@ describe('Poller', () => {
         }),
     );
     t.poller.start();
-    await sleep(50);
+    await pass(50);
     const started = Date.now();
     await t.poller.stop();
     expect(Date.now() - started).toBeLessThan(1000);
@@ -183,7 +197,7 @@ describe('Poller', () => {
     const t = setup(() => Promise.reject(new TypeError('cannot read properties of undefined')));
     running = t.poller;
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     // At least the start-up poll (a cron tick may have come within the 100 ms too).
     expect(
       await t.value(/^upstash_exporter_poll_failures_total\{[^}]*reason="internal"\} (\S+)$/m),
@@ -201,7 +215,7 @@ describe('Poller', () => {
     const t = setup(() => Promise.resolve(1));
     running = t.poller;
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     const labels = {
       source: 'redis_stats',
       account: 'main',
@@ -221,7 +235,7 @@ describe('Poller', () => {
       },
     });
     // Polled from its first sighting, not only at the next tick (which may come within these 50 ms).
-    await sleep(50);
+    await pass(50);
     expect(newCalls).toBeGreaterThanOrEqual(1);
     expect(await t.text()).toContain('flow_control_key="from-new"');
     expect(await t.text()).toMatch(
@@ -238,7 +252,7 @@ describe('Poller', () => {
       /^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id="",index_id=""\} 1$/m,
     );
     expect(t.poller.unitIds).toEqual(['flow_control/eu']);
-    await sleep(1100);
+    await pass(1100);
     expect(newCalls).toBe(atRemoval);
   });
 
@@ -258,10 +272,10 @@ describe('Poller', () => {
         return { samples: flowControlSamples('main', [{ key: 'late', waitListSize: 1 }], 10) };
       },
     });
-    await sleep(20);
+    await pass(20);
     t.poller.removeUnit('redis_stats/main/db-slow');
     finish?.();
-    await sleep(20);
+    await pass(20);
     const text = await t.text();
     expect(text).not.toContain('late');
     expect(text).not.toContain('db-slow');
@@ -298,9 +312,9 @@ describe('Poller, hostile input', () => {
     });
     running = poller;
     poller.start();
-    await sleep(100);
+    await pass(100);
     duplicate = true;
-    await sleep(1100);
+    await pass(1100);
     const text = `${series.render('text')}${await renderRegistry(registry, 'text')}`;
     expect(text).toMatch(/^upstash_exporter_poll_failures_total\{[^}]*reason="internal"\} [1-9]/m);
     expect(text).toContain('flow_control_key="k"} 1');
@@ -317,12 +331,12 @@ describe('Poller, hostile input', () => {
     );
     running = t.poller;
     t.poller.start();
-    await sleep(1300);
+    await pass(1300);
     const dropped = () =>
       t.lines.filter((l) => l.msg === 'series dropped: no successful poll for 3 intervals');
     expect(dropped()).toHaveLength(1);
     await t.poller.reconfigure([t.group]);
-    await sleep(50);
+    await pass(50);
     expect(dropped()).toHaveLength(1);
   });
 
@@ -330,7 +344,7 @@ describe('Poller, hostile input', () => {
     const t = setup(() => Promise.resolve(1));
     running = t.poller;
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     const before = t.calls();
     const added: PollUnit = {
       id: 'flow_control/us/',
@@ -340,7 +354,7 @@ describe('Poller, hostile input', () => {
     };
     for (let i = 0; i < 20; i++)
       await t.poller.reconfigure([{ ...t.group, units: [...t.group.units, added] }]);
-    await sleep(20);
+    await pass(20);
     // Twenty reloads polled nothing again (a scheduled tick may have fallen in the meantime).
     expect(t.calls() - before).toBeLessThanOrEqual(1);
     expect(await t.text()).toContain('flow_control_key="u"');
@@ -359,13 +373,13 @@ describe('Poller, hostile input', () => {
       labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '', index_id: '' },
       poll: async () => Promise.resolve({ samples: [], rejectedFields: rejecting ? ['dailyproduce'] : [] }),
     });
-    await sleep(2100);
+    await pass(2100);
     const rejected =
       /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",index_id="",field="dailyproduce"\} (\d+)$/m;
     expect(await t.value(rejected)).toBeGreaterThanOrEqual(2);
     expect(t.lines.filter((l) => String(l.msg).startsWith('field rejected'))).toHaveLength(1);
     rejecting = false;
-    await sleep(1000);
+    await pass(1000);
     expect(t.lines.some((l) => l.msg === 'field accepted again' && l.field === 'dailyproduce')).toBe(true);
     t.poller.removeUnit('redis_stats/main/db-1');
     expect(await t.text()).not.toContain('fields_rejected_total{');
@@ -386,7 +400,7 @@ describe('Poller, hostile input', () => {
     });
     t.poller.start();
     t.poller.syncUnits('qstash/eu', 'redis_stats/main', ['a', 'b', 'c', 'd'].map(member));
-    await sleep(2300);
+    await pass(2300);
     // Each member: once at once (start-up), then once per tick at its own offset (0, 250, 500, 750 ms).
     const second = ['a', 'b', 'c', 'd'].map((id) => polledAt.get(id)?.[1] ?? NaN);
     expect(second.every(Number.isFinite)).toBe(true);
