@@ -1,5 +1,5 @@
 import { listingBody } from './bodies.js';
-import { defineEndpoint, type EndpointContext } from './endpoint.js';
+import { defineEndpoint } from './endpoint.js';
 import { formatGoTime } from './go-time.js';
 import type { DemoIndex, IndexProduct } from './indexes.js';
 import { hashString } from './noise.js';
@@ -50,29 +50,22 @@ function listingEntry(product: IndexProduct, index: DemoIndex, origin: number): 
   };
 }
 
-/** The listing of `product`'s indexes: every one its registry lists now. */
-function indexListing(ctx: EndpointContext, product: IndexProduct) {
-  return listingBody(ctx, ctx.registries.indexes[product], (index) =>
-    listingEntry(product, index, ctx.origin),
-  );
+/**
+ * Management API `GET {path}`, the listing of `product`'s indexes: every one its registry lists now,
+ * with its plan, limits and (fake) tokens.
+ */
+function indexListingEndpoint<const Name extends string>(name: Name, product: IndexProduct, path: string) {
+  return defineEndpoint({
+    name,
+    credential: 'basic',
+    match: matchPath(path),
+    oversizeFrame: ['[{"id":"x","name":"', '"}]'],
+    create: (ctx) =>
+      listingBody(ctx, ctx.registries.indexes[product], (index) => listingEntry(product, index, ctx.origin)),
+  });
 }
 
-const LISTING_FRAME = ['[{"id":"x","name":"', '"}]'] as const;
-
 /** Management API `GET /v2/vector/index`. */
-export const vectorIndexesEndpoint = defineEndpoint({
-  name: 'vector_indexes',
-  credential: 'basic',
-  match: matchPath('/v2/vector/index'),
-  oversizeFrame: LISTING_FRAME,
-  create: (ctx) => indexListing(ctx, 'vector'),
-});
-
+export const vectorIndexesEndpoint = indexListingEndpoint('vector_indexes', 'vector', '/v2/vector/index');
 /** Management API `GET /v2/search`. */
-export const searchIndexesEndpoint = defineEndpoint({
-  name: 'search_indexes',
-  credential: 'basic',
-  match: matchPath('/v2/search'),
-  oversizeFrame: LISTING_FRAME,
-  create: (ctx) => indexListing(ctx, 'search'),
-});
+export const searchIndexesEndpoint = indexListingEndpoint('search_indexes', 'search', '/v2/search');

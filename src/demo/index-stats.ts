@@ -1,5 +1,5 @@
 import { PerIdBodies } from './bodies.js';
-import { defineEndpoint, type EndpointContext } from './endpoint.js';
+import { defineEndpoint } from './endpoint.js';
 import { formatGoTime } from './go-time.js';
 import type { DemoIndex, IndexProduct } from './indexes.js';
 import { hashString, noise, round } from './noise.js';
@@ -70,29 +70,28 @@ function statsBody(index: DemoIndex, origin: number, t: number, seed: number): u
   };
 }
 
-/** The stats of each index `product`'s registry lists now; others answer 404. */
-function indexStats(ctx: EndpointContext, product: IndexProduct) {
-  return new PerIdBodies(ctx, ctx.registries.indexes[product], 'index not found', (index, t) =>
-    statsBody(index, ctx.origin, t, ctx.seed),
-  );
+/**
+ * Management API `GET {path}` (`{id}` in it), the stats of each index `product`'s registry lists
+ * now; others answer 404. The period query is ignored.
+ */
+function indexStatsEndpoint<const Name extends string>(name: Name, product: IndexProduct, path: string) {
+  return defineEndpoint({
+    name,
+    credential: 'basic',
+    match: matchPath(path),
+    oversizeFrame: ['{"pending_index_count":0,"padding":"', '"}'],
+    create: (ctx) =>
+      new PerIdBodies(ctx, ctx.registries.indexes[product], 'index not found', (index, t) =>
+        statsBody(index, ctx.origin, t, ctx.seed),
+      ),
+  });
 }
 
-const STATS_FRAME = ['{"pending_index_count":0,"padding":"', '"}'] as const;
-
-/** Management API `GET /v2/vector/index/{id}/stats`; the period query is ignored. */
-export const vectorStatsEndpoint = defineEndpoint({
-  name: 'vector_stats',
-  credential: 'basic',
-  match: matchPath('/v2/vector/index/{id}/stats'),
-  oversizeFrame: STATS_FRAME,
-  create: (ctx) => indexStats(ctx, 'vector'),
-});
-
-/** Management API `GET /v2/search/{id}/stats`; the period query is ignored. */
-export const searchStatsEndpoint = defineEndpoint({
-  name: 'search_stats',
-  credential: 'basic',
-  match: matchPath('/v2/search/{id}/stats'),
-  oversizeFrame: STATS_FRAME,
-  create: (ctx) => indexStats(ctx, 'search'),
-});
+/** Management API `GET /v2/vector/index/{id}/stats`. */
+export const vectorStatsEndpoint = indexStatsEndpoint(
+  'vector_stats',
+  'vector',
+  '/v2/vector/index/{id}/stats',
+);
+/** Management API `GET /v2/search/{id}/stats`. */
+export const searchStatsEndpoint = indexStatsEndpoint('search_stats', 'search', '/v2/search/{id}/stats');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { number, optional, optionalNumbers, presentNumbers } from './tolerance.js';
+import { number, optional, optionalNumbers, presentFields } from './tolerance.js';
 
 /**
  * One Redis database as the listing describes it: only the fields we export. The listing also
@@ -95,8 +95,8 @@ export function parseDatabases(json: unknown, url = 'databases'): Promise<Listin
       primaryRegion: d.primary_region ?? '',
       state: d.state ?? '',
       creationTime: d.creation_time,
-      limits: presentNumbers(d, DATABASE_LIMIT_FIELDS),
-      features: presentFlags(d),
+      limits: presentFields(d, DATABASE_LIMIT_FIELDS),
+      features: presentFields(d, DATABASE_FEATURE_FIELDS),
       replicas: d.replicas,
       readRegions: d.read_regions?.length,
     }),
@@ -107,16 +107,4 @@ export function parseDatabases(json: unknown, url = 'databases'): Promise<Listin
 export async function fetchDatabases(client: UpstashClient, target: Target): Promise<Listing<Database>> {
   const url = `${target.baseUrl}/v2/redis/databases`;
   return parseDatabases(await client.getJson({ ...target, url }), url);
-}
-
-/** The feature fields `entry` has a value for. */
-function presentFlags(
-  entry: Readonly<Partial<Record<DatabaseFeatureField, boolean | undefined>>>,
-): Partial<Record<DatabaseFeatureField, boolean>> {
-  const out: Partial<Record<DatabaseFeatureField, boolean>> = {};
-  for (const field of DATABASE_FEATURE_FIELDS) {
-    const value = entry[field];
-    if (value !== undefined) out[field] = value;
-  }
-  return out;
 }

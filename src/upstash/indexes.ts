@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { number, optional, optionalNumbers, presentNumbers } from './tolerance.js';
+import { number, optional, optionalNumbers, presentFields } from './tolerance.js';
 
 /** The two index products of the Developer API: their listings and stats have the same shapes. */
 export const INDEX_PRODUCTS = ['vector', 'search'] as const;
@@ -77,7 +77,7 @@ export function parseIndexes(json: unknown, url = 'indexes'): Promise<Listing<Up
       similarityFunction: e.similarity_function ?? '',
       indexType: e.index_type ?? '',
       dimensionCount: e.dimension_count === undefined ? '' : String(e.dimension_count),
-      limits: presentNumbers(e, INDEX_LIMIT_FIELDS),
+      limits: presentFields(e, INDEX_LIMIT_FIELDS),
     }),
   });
 }

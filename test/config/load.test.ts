@@ -49,6 +49,18 @@ const lines = (error: ConfigError): string[] =>
   error.problems.map((p) => (p.path === '' ? p.message : `${p.path}: ${p.message}`));
 
 const MINIMAL = 'qstash:\n  - name: eu\n    token: t0ken\n';
+/** A management entry's sources by default: all nine, written out here as users read them. */
+const ALL_MANAGEMENT_SOURCES = [
+  'databases',
+  'redis_stats',
+  'redis_backups',
+  'qstash_users',
+  'qstash_stats',
+  'vector_indexes',
+  'vector_stats',
+  'search_indexes',
+  'search_stats',
+];
 
 describe('precedence of listen address and log level: flag > file > default', () => {
   test('defaults when neither the file nor a flag says anything', () => {
@@ -238,17 +250,7 @@ describe('env-only mode', () => {
       databases: undefined,
       include: [],
       exclude: [],
-      sources: [
-        'databases',
-        'redis_stats',
-        'redis_backups',
-        'qstash_users',
-        'qstash_stats',
-        'vector_indexes',
-        'vector_stats',
-        'search_indexes',
-        'search_stats',
-      ],
+      sources: ALL_MANAGEMENT_SOURCES,
     });
   });
 
@@ -548,6 +550,7 @@ management:
       'http.retries',
       'limits.max_commands_per_database',
       'limits.max_flow_control_keys',
+      'limits.max_indexes',
       'limits.max_queues',
       'limits.max_schedules',
       'limits.max_url_groups',
@@ -675,17 +678,7 @@ management:
 
   test('management sources: all nine by default; QStash alone needs no databases', () => {
     const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
-    expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual([
-      'databases',
-      'redis_stats',
-      'redis_backups',
-      'qstash_users',
-      'qstash_stats',
-      'vector_indexes',
-      'vector_stats',
-      'search_indexes',
-      'search_stats',
-    ]);
+    expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual(ALL_MANAGEMENT_SOURCES);
     const qstashOnly = fromYaml(`${base}    sources: [qstash_users, qstash_stats]\n`).management[0]!;
     expect(qstashOnly.sources).toEqual(['qstash_users', 'qstash_stats']);
     expect(qstashOnly.databases).toBeUndefined();
@@ -1128,17 +1121,7 @@ describe('management discovery, filters, sources and the command cap', () => {
       databases: undefined,
       include: ['prod-.*'],
       exclude: ['.*-scratch'],
-      sources: [
-        'databases',
-        'redis_stats',
-        'redis_backups',
-        'qstash_users',
-        'qstash_stats',
-        'vector_indexes',
-        'vector_stats',
-        'search_indexes',
-        'search_stats',
-      ],
+      sources: ALL_MANAGEMENT_SOURCES,
     });
     expect(config.limits.maxCommandsPerDatabase).toBe(7);
   });
