@@ -67,7 +67,7 @@ export class PollPlan {
     const groups = sourceEntries(config).flatMap(({ schedule, ownSchedules, entry }) =>
       entryGroups(entry, deps).map((group) => {
         const { cron, intervalMs } =
-          group.schedule === undefined ? schedule : ownScheduleOf(entry, ownSchedules, group.schedule);
+          group.schedule === undefined ? schedule : scheduleNamed(entry, ownSchedules, group.schedule);
         return { key: group.key, cron, intervalMs, units: group.units };
       }),
     );
@@ -112,7 +112,7 @@ interface EntrySchedules {
 }
 
 /** The entry's own schedule `name`; the config has every one its API's sources run on. */
-function ownScheduleOf(
+function scheduleNamed(
   entry: SourceEntry,
   schedules: EntrySchedules['ownSchedules'],
   name: OwnSchedule,
