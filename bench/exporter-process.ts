@@ -88,6 +88,8 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
       `    email: ${DEMO_EMAIL}`,
       `    api_key: ${DEMO_API_KEY}`,
       `    interval: ${interval}`,
+      // The account the figures were measured on (section 6's sources), not the v0.3 default of nine.
+      '    sources: [databases, redis_stats, qstash_users, qstash_stats]',
       ...(options.discovery ? [] : [`    databases: [${options.state.databases.join(', ')}]`]),
       '',
     ].join('\n'),

@@ -12,7 +12,17 @@ import type { Api } from './upstash/client.js';
  */
 export const SOURCE_NAMES = {
   qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism'],
-  management: ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'],
+  management: [
+    'databases',
+    'redis_stats',
+    'redis_backups',
+    'qstash_users',
+    'qstash_stats',
+    'vector_indexes',
+    'vector_stats',
+    'search_indexes',
+    'search_stats',
+  ],
 } as const satisfies Record<Api, readonly string[]>;
 export type SourceName<A extends Api = Api> = (typeof SOURCE_NAMES)[A][number];
 /** The API whose credentials the source `Name` polls with. */
@@ -21,21 +31,59 @@ export type ApiOf<Name extends SourceName> = {
 }[Api];
 
 /**
+ * The schedules an entry has besides its interval, per API, and the sources that run on each: a
+ * source too costly to poll every interval (a database's backups) runs on one, its units in a poll
+ * group of their own. The entry sets each as `<name>_interval`.
+ */
+export const OWN_SCHEDULES = {
+  qstash: {},
+  management: { backups: ['redis_backups'] },
+} as const satisfies { [A in Api]: Readonly<Record<string, readonly SourceName<A>[]>> };
+export type OwnSchedule<A extends Api = Api> = A extends Api
+  ? keyof (typeof OWN_SCHEDULES)[A] & string
+  : never;
+
+/** What an entry of `api` has for each of its own schedules (a `Schedule`, in the config). */
+export type PerOwnSchedule<A extends Api, T> = Readonly<Record<OwnSchedule<A>, T>>;
+
+/** The own schedules of `api`'s entries. */
+export function ownSchedules<A extends Api>(api: A): OwnSchedule<A>[] {
+  return Object.keys(OWN_SCHEDULES[api]) as OwnSchedule<A>[];
+}
+
+/** The sources of `api` that run on its own schedule `schedule`. */
+export function onOwnSchedule<A extends Api>(api: A, schedule: OwnSchedule<A>): readonly SourceName<A>[] {
+  return (OWN_SCHEDULES[api] as Readonly<Record<string, readonly SourceName<A>[]>>)[schedule] ?? [];
+}
+
+/** The own schedule source `name` runs on; undefined: its entry's interval. */
+export function ownScheduleOf(name: SourceName): OwnSchedule | undefined {
+  for (const schedules of Object.values(OWN_SCHEDULES) as Readonly<Record<string, readonly SourceName[]>>[]) {
+    for (const [schedule, names] of Object.entries(schedules))
+      if (names.includes(name)) return schedule as OwnSchedule;
+  }
+  return undefined;
+}
+
+/**
  * What one unit of a source is, and which health label names it: a source is polled once per
- * account, or once per ID of a kind the account has (a database, a QStash instance). A new kind of
- * unit is one line here: its health label joins every health series.
+ * account, or once per ID of a kind the account has (a database, a QStash instance, a Vector or a
+ * Search index). A new kind of unit is one line here: its health label joins every health series
+ * (two kinds may share one, as the two index products share `index_id`).
  */
 export const UNIT_KINDS = {
   account: undefined,
   database: 'database_id',
   qstash_instance: 'qstash_id',
+  vector_index: 'index_id',
+  search_index: 'index_id',
 } as const;
 export type UnitKind = keyof typeof UNIT_KINDS;
 /** The unit kinds polled per ID (not once per account). */
 export type PerIdUnit = Exclude<UnitKind, 'account'>;
 type UnitLabelName = (typeof UNIT_KINDS)[PerIdUnit];
 
-const PER_ID_LABELS = Object.values(UNIT_KINDS).filter((label) => label !== undefined);
+const PER_ID_LABELS = [...new Set(Object.values(UNIT_KINDS).filter((label) => label !== undefined))];
 /** The labels of every health series, in order: which unit of which source of which account. */
 export const HEALTH_LABELS: readonly HealthLabelName[] = ['source', 'account', ...PER_ID_LABELS];
 export type HealthLabelName = 'source' | 'account' | UnitLabelName;
@@ -146,6 +194,8 @@ export interface Limits {
   readonly maxCommandsPerDatabase: number;
   readonly maxQueues: number;
   readonly maxSchedules: number;
+  /** Vector indexes, and Search indexes, polled per account (the first by name). */
+  readonly maxIndexes: number;
 }
 
 /** Which of `total` processes sharing one configuration this is (0-based `shard`). */

@@ -1,4 +1,4 @@
-// Lint of the Grafana dashboard: templated data source everywhere, unique panel ids, a unit on every
+// Lint of the Grafana dashboards: templated data source everywhere, unique panel ids, a unit on every
 // panel, $__rate_interval wherever a query rates, and no query naming a metric the exporter does not
 // export. Whether each query also runs and returns data in a real Prometheus is test/stack's job.
 import { existsSync, readFileSync } from 'node:fs';
@@ -45,8 +45,8 @@ interface Dashboard {
 }
 
 const root = new URL('../', import.meta.url);
-const dashboardFile = new URL('grafana/dashboards/upstash.json', root);
-const dashboard = JSON.parse(readFileSync(dashboardFile, 'utf8')) as Dashboard;
+/** Every dashboard the project ships (the Helm chart's ConfigMap carries the same files). */
+const DASHBOARD_FILES = ['upstash.json', 'upstash-platform.json'] as const;
 
 const TEMPLATED = { type: 'prometheus', uid: '${datasource}' };
 
@@ -54,9 +54,17 @@ const TEMPLATED = { type: 'prometheus', uid: '${datasource}' };
 function allPanels(panels: readonly Panel[]): Panel[] {
   return panels.flatMap((p) => [p, ...allPanels(p.panels ?? [])]);
 }
-const panels = allPanels(dashboard.panels);
-const queryPanels = panels.filter((p) => p.type !== 'row');
-const targets = queryPanels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title ?? '?', ...t })));
+
+/** A dashboard file, its panels, the panels with queries, and every query. */
+function load(file: string) {
+  const dashboard = JSON.parse(
+    readFileSync(new URL(`grafana/dashboards/${file}`, root), 'utf8'),
+  ) as Dashboard;
+  const panels = allPanels(dashboard.panels);
+  const queryPanels = panels.filter((p) => p.type !== 'row');
+  const targets = queryPanels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title ?? '?', ...t })));
+  return { dashboard, panels, queryPanels, targets };
+}
 
 function variableQuery(v: Variable): string {
   return typeof v.query === 'string' ? v.query : (v.query?.query ?? '');
@@ -152,6 +160,8 @@ function selectorsIn(expr: string): { name: string; matchers: string }[] {
 // ---------------------------------------------------------------------------------------------------
 
 describe('grafana/dashboards/upstash.json', () => {
+  const { dashboard } = load('upstash.json');
+
   it('is a Grafana 10+ dashboard with a stable uid and the five template variables', () => {
     expect(dashboard.uid).toBe('upstash-exporter');
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
@@ -165,6 +175,72 @@ describe('grafana/dashboards/upstash.json', () => {
       expect(variableQuery(v!), name).toMatch(/^label_values\(/);
     }
   });
+
+  it('has the overview, QStash, per-database Redis and all-databases rows', () => {
+    const rows = dashboard.panels.filter((p) => p.type === 'row');
+    expect(rows.map((r) => r.title)).toEqual([
+      'Overview',
+      'QStash',
+      'QStash queues and schedules',
+      'QStash limits',
+      'Redis $database_id',
+      'Redis databases',
+    ]);
+    expect(rows[4]?.repeat).toBe('database_id');
+  });
+
+  it('shows the backups and settings of the databases (contract 9.1 and 9.3)', () => {
+    const exprs = allPanels(dashboard.panels).flatMap((p) => (p.targets ?? []).map((t) => t.expr ?? ''));
+    for (const name of [
+      'upstash_redis_backups',
+      'upstash_redis_backup_last_completed_timestamp_seconds',
+      'upstash_redis_backup_last_failed_timestamp_seconds',
+      'upstash_redis_feature_enabled',
+      'upstash_redis_replicas',
+      'upstash_redis_read_regions',
+    ])
+      expect(
+        exprs.some((e) => metricNamesIn(e).includes(name)),
+        name,
+      ).toBe(true);
+  });
+});
+
+describe('grafana/dashboards/upstash-platform.json', () => {
+  const { dashboard, targets } = load('upstash-platform.json');
+
+  it('is a Grafana 10+ dashboard with a stable uid, and selects indexes by name', () => {
+    expect(dashboard.uid).toBe('upstash-exporter-platform');
+    expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
+    const vars = new Map(dashboard.templating.list.map((v) => [v.name, v]));
+    expect([...vars.keys()]).toEqual(['datasource', 'job', 'account', 'vector_index', 'search_index']);
+    expect(variableQuery(vars.get('vector_index')!)).toMatch(
+      /^label_values\(upstash_vector_index_info\{.*\}, index_name\)$/,
+    );
+    expect(variableQuery(vars.get('search_index')!)).toMatch(
+      /^label_values\(upstash_search_index_info\{.*\}, index_name\)$/,
+    );
+    // Every per-index query is narrowed to the selected names through the info series.
+    for (const t of targets) {
+      const expr = t.expr ?? '';
+      if (/upstash_(vector|search)_indexes/.test(expr)) continue;
+      expect(expr, t.panel).toMatch(/index_name=~"\$(vector|search)_index"/);
+    }
+  });
+
+  it('has a row per product, and leaves unlimited (-1) limits out of every ratio', () => {
+    const rows = dashboard.panels.filter((p) => p.type === 'row');
+    expect(rows.map((r) => r.title)).toEqual(['Vector indexes', 'Search indexes']);
+    for (const t of targets) {
+      const limit = /upstash_(vector|search)_max_\w+\{[^}]*\}/.exec(t.expr ?? '');
+      if (limit !== null && (t.expr ?? '').includes('/'))
+        expect(t.expr, t.panel).toContain(`(${limit[0]} > 0)`);
+    }
+  });
+});
+
+describe.each(DASHBOARD_FILES)('grafana/dashboards/%s', (file) => {
+  const { dashboard, panels, queryPanels, targets } = load(file);
 
   it('takes its data source from the datasource variable in every panel, query and variable', () => {
     const wrong: string[] = [];
@@ -207,19 +283,6 @@ describe('grafana/dashboards/upstash.json', () => {
       expect(new Set(refIds).size, `panel ${p.title}`).toBe(refIds.length);
       for (const t of p.targets ?? []) expect(t.expr?.trim(), `panel ${p.title} ${t.refId}`).toBeTruthy();
     }
-  });
-
-  it('has the overview, QStash, per-database Redis and all-databases rows', () => {
-    const rows = dashboard.panels.filter((p) => p.type === 'row');
-    expect(rows.map((r) => r.title)).toEqual([
-      'Overview',
-      'QStash',
-      'QStash queues and schedules',
-      'QStash limits',
-      'Redis $database_id',
-      'Redis databases',
-    ]);
-    expect(rows[4]?.repeat).toBe('database_id');
   });
 
   it('uses $__rate_interval for every range it rates over, and no other range', () => {
@@ -266,7 +329,9 @@ describe('grafana/dashboards/upstash.json', () => {
     expect(seen).toBeGreaterThan(exprs.length);
     expect(unknown).toEqual([]);
   });
+});
 
+describe('prometheus/alerts.yml and the lint itself', () => {
   it('has rules in prometheus/alerts.yml that name only exported or recorded metrics (and up)', () => {
     const { names: exported, from } = exportedNames();
     const known = new Set([...exported, ...recordingRuleNames(), 'up']);

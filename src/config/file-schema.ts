@@ -10,6 +10,8 @@ import {
   type Schedule,
 } from './schedule.js';
 import { secretProblem } from './secret.js';
+import type { Api } from '../upstash/client.js';
+import { ownSchedules, type OwnSchedule } from '../vocabulary.js';
 import { nearest } from './suggest.js';
 import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, MANAGEMENT_SOURCES, QSTASH_SOURCES } from './types.js';
 
@@ -190,19 +192,28 @@ function managementSourceRules(entry: Record<string, unknown>, ctx: z.Refinement
           message: 'cannot be combined with databases: it filters discovered databases only',
         });
     }
-  } else if (sources.includes('redis_stats') && !sources.includes('databases')) {
+  } else if (
+    (sources.includes('redis_stats') || sources.includes('redis_backups')) &&
+    !sources.includes('databases')
+  ) {
     ctx.addIssue({
       code: 'custom',
       path: ['databases'],
       message: 'is required when the databases source is not polled (it discovers the databases)',
     });
   }
-  if (sources.includes('qstash_stats') && !sources.includes('qstash_users')) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['sources'],
-      message: 'lists qstash_stats without qstash_users, which tells it the QStash instances to poll',
-    });
+  for (const [stats, listing, what] of [
+    ['qstash_stats', 'qstash_users', 'the QStash instances'],
+    ['vector_stats', 'vector_indexes', 'the Vector indexes'],
+    ['search_stats', 'search_indexes', 'the Search indexes'],
+  ] as const) {
+    if (sources.includes(stats) && !sources.includes(listing)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources'],
+        message: `lists ${stats} without ${listing}, which tells it ${what} to poll`,
+      });
+    }
   }
 }
 
@@ -217,6 +228,29 @@ const withSchedule =
     ...entry,
     // The defaults are valid intervals, so this parse cannot throw.
     schedule: schedule ?? every ?? interval.parse(defaultInterval),
+  });
+
+type OwnIntervalKey<A extends Api> = `${OwnSchedule<A>}_interval`;
+
+/** The `<name>_interval` keys of an entry of `api`, one per own schedule (OWN_SCHEDULES). */
+function ownIntervals<A extends Api>(api: A) {
+  return Object.fromEntries(
+    ownSchedules(api).map((name) => [`${name}_interval`, interval.optional()]),
+  ) as Record<OwnIntervalKey<A>, ReturnType<typeof interval.optional>>;
+}
+
+/** Adds an entry's `ownSchedules` from its `<name>_interval` keys, each defaulted. */
+const withOwnSchedules =
+  <A extends Api>(api: A) =>
+  <E extends Partial<Record<OwnIntervalKey<A>, Schedule | undefined>>>(entry: E) => ({
+    ...entry,
+    ownSchedules: Object.fromEntries(
+      ownSchedules(api).map((name) => [
+        name,
+        // The defaults are valid intervals, so this parse cannot throw.
+        entry[`${name}_interval`] ?? interval.parse(DEFAULTS.ownIntervals[name as OwnSchedule]),
+      ]),
+    ) as Record<OwnSchedule<A>, Schedule>,
   });
 
 /** A list whose items are all different; `plural` names them for a value that is not a list. */
@@ -255,9 +289,11 @@ const qstashEntry = z
       .optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
+    ...ownIntervals('qstash'),
   })
   .superRefine(entryRules(SECRET_KEYS.qstash))
-  .transform(withSchedule(DEFAULTS.qstashInterval));
+  .transform(withSchedule(DEFAULTS.qstashInterval))
+  .transform(withOwnSchedules('qstash'));
 
 /**
  * A regular expression in RE2 syntax (matched against a whole name later). The message says why it
@@ -282,6 +318,8 @@ const managementEntry = z
     exclude: z.array(regex).optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
+    // Backups change daily at most: their own, slower schedule, which `schedule` does not cover.
+    ...ownIntervals('management'),
     sources: distinct(z.enum(MANAGEMENT_SOURCES), 'a source', 'sources')
       .min(1, 'must list at least one source')
       .optional(),
@@ -289,7 +327,8 @@ const managementEntry = z
   .superRefine(entryRules(SECRET_KEYS.management))
   // Run even when other keys failed, so a missing `databases` shows in the same run as they do.
   .superRefine(managementSourceRules, { when: (payload) => isRecord(payload.value) })
-  .transform(withSchedule(DEFAULTS.managementInterval));
+  .transform(withSchedule(DEFAULTS.managementInterval))
+  .transform(withOwnSchedules('management'));
 
 /** The config file as parsed by zod, before resolution. */
 export const fileSchema = z.strictObject(
@@ -339,6 +378,7 @@ export const fileSchema = z.strictObject(
         max_commands_per_database: count(1).optional(),
         max_queues: count(1).optional(),
         max_schedules: count(1).optional(),
+        max_indexes: count(1).optional(),
       })
       .optional(),
     qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),

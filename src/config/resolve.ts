@@ -59,6 +59,7 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
         file.limits?.max_commands_per_database ?? DEFAULTS.limits.maxCommandsPerDatabase,
       maxQueues: file.limits?.max_queues ?? DEFAULTS.limits.maxQueues,
       maxSchedules: file.limits?.max_schedules ?? DEFAULTS.limits.maxSchedules,
+      maxIndexes: file.limits?.max_indexes ?? DEFAULTS.limits.maxIndexes,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),
@@ -91,6 +92,7 @@ function qstashAccount(
     token,
     schedule: entry.schedule,
     sources: entry.sources ?? QSTASH_SOURCES,
+    ownSchedules: entry.ownSchedules,
   };
 }
 
@@ -112,6 +114,7 @@ function managementAccount(
     exclude: entry.exclude ?? [],
     schedule: entry.schedule,
     sources: entry.sources ?? MANAGEMENT_SOURCES,
+    ownSchedules: entry.ownSchedules,
   };
 }
 

@@ -1,3 +1,6 @@
+import type { Api } from '../upstash/client.js';
+import { onOwnSchedule, ownSchedules, type OwnSchedule, type SourceName } from '../vocabulary.js';
+import type { Schedule } from './schedule.js';
 import type { Config } from './types.js';
 
 /** A human-readable summary of the configuration, for `--check-config`; secrets show as `<redacted>`. */
@@ -18,12 +21,12 @@ export function summarizeConfig(config: Config): string {
   ];
   for (const account of config.qstash) {
     lines.push(
-      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)`,
+      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account)}`,
     );
   }
   for (const account of config.management) {
     lines.push(
-      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)`,
+      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('management', account)}`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -37,6 +40,23 @@ function databaseSummary(account: Config['management'][number]): string {
     ...(account.exclude.length > 0 ? [`exclude ${account.exclude.join(', ')}`] : []),
   ];
   return `databases discovered${filters.length > 0 ? ` (${filters.join('; ')})` : ' (all)'}`;
+}
+
+/** The sources of an entry that run on a schedule of their own, and how often, as the summary says it. */
+function ownScheduleSummary<A extends Api>(
+  api: A,
+  account: {
+    readonly sources: readonly SourceName<A>[];
+    readonly ownSchedules: Readonly<Record<OwnSchedule<A>, Schedule>>;
+  },
+): string {
+  return ownSchedules(api)
+    .flatMap((schedule) =>
+      onOwnSchedule(api, schedule)
+        .filter((source) => account.sources.includes(source))
+        .map((source) => `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s`),
+    )
+    .join('');
 }
 
 /** Which metric families /metrics shows, as the summary says it. */

@@ -1,5 +1,12 @@
 import type { FamilySelection } from '../metrics/family-filter.js';
-import { SOURCE_NAMES, type Limits, type Sharding, type SourceName } from '../vocabulary.js';
+import {
+  SOURCE_NAMES,
+  type Limits,
+  type OwnSchedule,
+  type PerOwnSchedule,
+  type Sharding,
+  type SourceName,
+} from '../vocabulary.js';
 import type { Secret } from './secret.js';
 import type { Schedule } from './schedule.js';
 
@@ -24,13 +31,19 @@ export interface QstashAccount {
   readonly token: Secret;
   readonly schedule: Schedule;
   readonly sources: readonly QstashSourceName[];
+  /** When the sources on a schedule of their own run (`<name>_interval`; none yet for QStash). */
+  // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- empty until QStash has an own schedule (OWN_SCHEDULES), which then needs no other change here
+  readonly ownSchedules: PerOwnSchedule<'qstash', Schedule>;
 }
 
 /** The management API sources a `management` entry may list (all by default). */
 export const MANAGEMENT_SOURCES = SOURCE_NAMES.management;
 export type ManagementSourceName = SourceName<'management'>;
 
-/** One management API key: its Redis databases (listed, or discovered) and their stats. */
+/**
+ * One management API key: its Redis databases (listed, or discovered), their stats and backups, its
+ * QStash instances and its Vector and Search indexes.
+ */
 export interface ManagementAccount {
   readonly name: string;
   /** Base URL without a trailing slash. */
@@ -45,6 +58,8 @@ export interface ManagementAccount {
   readonly exclude: readonly string[];
   readonly schedule: Schedule;
   readonly sources: readonly ManagementSourceName[];
+  /** When the sources on a schedule of their own run (`backups_interval`: `redis_backups`). */
+  readonly ownSchedules: PerOwnSchedule<'management', Schedule>;
 }
 
 /** How we call Upstash. */
@@ -84,6 +99,8 @@ export const DEFAULTS = {
   managementUrl: 'https://api.upstash.com',
   qstashInterval: '30s',
   managementInterval: '60s',
+  /** Each own schedule's interval (`<name>_interval`): backups change daily at most. */
+  ownIntervals: { backups: '1h' } satisfies Record<OwnSchedule, string>,
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
   limits: {
     maxFlowControlKeys: 1000,
@@ -91,6 +108,7 @@ export const DEFAULTS = {
     maxCommandsPerDatabase: 100,
     maxQueues: 1000,
     maxSchedules: 1000,
+    maxIndexes: 1000,
   },
   envAccount: 'default',
 } as const;

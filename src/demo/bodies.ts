@@ -125,8 +125,13 @@ export class PerIdBodies<T extends Listed> implements Endpoint {
     this.#make = make;
     this.#bodies = new BodyCache(ctx.frozen);
     registry.onChange(() => {
-      this.#bodies.clear();
+      this.changed();
     });
+  }
+
+  /** Forgets the kept bodies, because what they are made from (besides the registry) changed. */
+  changed(): void {
+    this.#bodies.clear();
   }
 
   answer(params: RouteParams): Answer {

@@ -21,6 +21,7 @@ export function demoConfig(url: string, base: CommonSettings): Config {
         token: new Secret(DEMO_QSTASH_TOKEN),
         schedule,
         sources: QSTASH_SOURCES,
+        ownSchedules: {},
       },
     ],
     management: [
@@ -34,6 +35,8 @@ export function demoConfig(url: string, base: CommonSettings): Config {
         exclude: [],
         schedule: statsSchedule,
         sources: MANAGEMENT_SOURCES,
+        // Hourly by default; the demo polls them more often, as it does everything else.
+        ownSchedules: { backups: scheduleFromInterval('30s') as Schedule },
       },
     ],
     origin: 'demo (embedded simulator)',

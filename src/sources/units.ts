@@ -1,7 +1,9 @@
 import { isPathSegment, type UpstashClient } from '../upstash/client.js';
 import {
+  ownScheduleOf,
   unitLabels,
   type Limits,
+  type OwnSchedule,
   type PerIdUnit,
   type PollUnit,
   type Sharding,
@@ -46,26 +48,55 @@ export interface UnitDeps {
   readonly onUnpollable: (key: string, unit: PerIdUnit, ids: readonly string[]) => void;
 }
 
+/** The units of an entry that run on one schedule: a poll group. */
+export interface EntryGroup {
+  /** The group's key: the entry's own, or `<entry key>/<schedule>` for an own schedule. */
+  readonly key: string;
+  /** The own schedule (OWN_SCHEDULES) its units run on; undefined: the entry's interval. */
+  readonly schedule: OwnSchedule | undefined;
+  readonly units: PollUnit[];
+}
+
 /**
- * The units this shard polls for an entry from the start: its own account-wide and per-ID units
- * (configured, or as its listings last said), and the listings of other shards whose news it needs
- * to learn the units it owns.
+ * The units this shard polls for an entry from the start, by the schedule they run on: its own
+ * account-wide and per-ID units (configured, or as its listings last said), and the listings of
+ * other shards whose news it needs to learn the units it owns. The group of the entry's interval
+ * comes first (also when empty), then one per own schedule a source runs on, which its discovered
+ * units join later.
  */
-export function entryUnits(entry: SourceEntry, deps: UnitDeps): PollUnit[] {
-  return entry.sources.flatMap((name) => {
-    const kind = sourceKind(name);
-    if (kind.per === 'account') {
-      const unit = sourceUnit(entry, kind, '', deps);
-      if (ownsUnit(unit.id, deps.shard)) return [unit];
-      return kind.lists !== undefined && waitsForListing(entry, kind.lists)
-        ? [{ ...unit, silent: true }]
-        : [];
+export function entryGroups(entry: SourceEntry, deps: UnitDeps): EntryGroup[] {
+  const groups = new Map<string, EntryGroup>([
+    [entry.key, { key: entry.key, schedule: undefined, units: [] }],
+  ]);
+  for (const name of entry.sources) {
+    const schedule = ownScheduleOf(name);
+    const key = groupKey(entry, schedule);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { key, schedule, units: [] };
+      groups.set(key, group);
     }
-    const configured = entry.ids?.[kind.per];
-    const listed = configured === undefined ? deps.known.get(`${entry.key}/${kind.per}`) : undefined;
-    const ids = configured === undefined ? (listed?.ids ?? []) : pollable(entry, kind.per, configured, deps);
-    return ownUnits(entry, kind, ids, deps, listed?.names);
-  });
+    group.units.push(...sourceUnits(entry, sourceKind(name), deps));
+  }
+  return [...groups.values()];
+}
+
+/** The units of one source of the entry that this shard polls from the start. */
+function sourceUnits(entry: SourceEntry, kind: SourceKind, deps: UnitDeps): PollUnit[] {
+  if (kind.per === 'account') {
+    const unit = sourceUnit(entry, kind, '', deps);
+    if (ownsUnit(unit.id, deps.shard)) return [unit];
+    return kind.lists !== undefined && waitsForListing(entry, kind.lists) ? [{ ...unit, silent: true }] : [];
+  }
+  const configured = entry.ids?.[kind.per];
+  const listed = configured === undefined ? deps.known.get(`${entry.key}/${kind.per}`) : undefined;
+  const ids = configured === undefined ? (listed?.ids ?? []) : pollable(entry, kind.per, configured, deps);
+  return ownUnits(entry, kind, ids, deps, listed?.names);
+}
+
+/** The poll group of the entry's units on `schedule` (undefined: the entry's interval). */
+function groupKey(entry: SourceEntry, schedule: OwnSchedule | undefined): string {
+  return schedule === undefined ? entry.key : `${entry.key}/${schedule}`;
 }
 
 /** Whether a per-ID source of the entry takes its IDs from the listing of `unit`. */
@@ -132,7 +163,11 @@ function learn(entry: SourceEntry, news: NonNullable<SourceResult['discovered']>
   for (const name of entry.sources) {
     const kind = sourceKind(name);
     if (kind.per === news.unit)
-      deps.onDiscovered(entry.key, familyOf(entry, kind), ownUnits(entry, kind, ids, deps, news.names));
+      deps.onDiscovered(
+        groupKey(entry, ownScheduleOf(kind.name)),
+        familyOf(entry, kind),
+        ownUnits(entry, kind, ids, deps, news.names),
+      );
   }
 }
 

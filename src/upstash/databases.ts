@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { number, optional, optionalNumbers, presentNumbers } from './tolerance.js';
+import { number, optional, optionalNumbers, presentFields } from './tolerance.js';
 
 /**
  * One Redis database as the listing describes it: only the fields we export. The listing also
@@ -19,7 +19,25 @@ export interface Database {
   readonly creationTime: number | undefined;
   /** The limits Upstash reports for the database; one absent, or of the wrong type, is undefined. */
   readonly limits: Readonly<Partial<Record<DatabaseLimitField, number>>>;
+  /** The settings that are on or off, by listing field; one absent, or neither, is undefined. */
+  readonly features: Readonly<Partial<Record<DatabaseFeatureField, boolean>>>;
+  /** The replica factor; undefined when absent or of the wrong type. */
+  readonly replicas: number | undefined;
+  /** How many read regions; undefined when `read_regions` is absent or not an array. */
+  readonly readRegions: number | undefined;
 }
+
+/** On/off settings of a listed database, in the order they are exported (boolean, or "true"/"false"). */
+export const DATABASE_FEATURE_FIELDS = [
+  'tls',
+  'eviction',
+  'daily_backup_enabled',
+  'consistent',
+  'auto_upgrade',
+  'prod_pack_enabled',
+  'prometheus_enabled',
+] as const;
+export type DatabaseFeatureField = (typeof DATABASE_FEATURE_FIELDS)[number];
 
 /** Numeric limit fields of a listed database, in the order they are exported. */
 export const DATABASE_LIMIT_FIELDS = [
@@ -35,6 +53,10 @@ export const DATABASE_LIMIT_FIELDS = [
 export type DatabaseLimitField = (typeof DATABASE_LIMIT_FIELDS)[number];
 
 const text = optional(z.string());
+// Upstash sends some switches as booleans and others as "true"/"false".
+const flag = optional(
+  z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]),
+);
 
 // z.object strips unknown keys, so `password`, `rest_token`, `read_only_rest_token` and every other
 // field we do not name here never reach the parsed object (nor, through it, any log or series).
@@ -46,7 +68,13 @@ const database = z.object({
   primary_region: text,
   state: text,
   creation_time: optional(number),
+  replicas: optional(number),
+  read_regions: optional(z.array(z.unknown())),
   ...optionalNumbers(DATABASE_LIMIT_FIELDS),
+  ...(Object.fromEntries(DATABASE_FEATURE_FIELDS.map((field) => [field, flag])) as Record<
+    DatabaseFeatureField,
+    typeof flag
+  >),
 });
 
 /**
@@ -67,7 +95,10 @@ export function parseDatabases(json: unknown, url = 'databases'): Promise<Listin
       primaryRegion: d.primary_region ?? '',
       state: d.state ?? '',
       creationTime: d.creation_time,
-      limits: presentNumbers(d, DATABASE_LIMIT_FIELDS),
+      limits: presentFields(d, DATABASE_LIMIT_FIELDS),
+      features: presentFields(d, DATABASE_FEATURE_FIELDS),
+      replicas: d.replicas,
+      readRegions: d.read_regions?.length,
     }),
   });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { optional, optionalNumbers, presentNumbers } from './tolerance.js';
+import { optional, optionalNumbers, presentFields } from './tolerance.js';
 
 /** The plan limits of a QStash instance the exporter exports, by Upstash field name. */
 export const QSTASH_LIMIT_FIELDS = [
@@ -53,7 +53,7 @@ export function parseQstashUsers(json: unknown, url = 'qstash/users'): Promise<L
       region: e.region ?? '',
       type: e.type ?? '',
       state: e.state ?? '',
-      limits: presentNumbers(e, QSTASH_LIMIT_FIELDS),
+      limits: presentFields(e, QSTASH_LIMIT_FIELDS),
     }),
   });
 }

@@ -73,15 +73,15 @@ export function optionalNumbers<K extends string>(fields: readonly K[]): Record<
   >;
 }
 
-/** The fields among `fields` that `entry` has a number for. */
-export function presentNumbers<K extends string>(
-  entry: Readonly<Partial<Record<K, number | undefined>>>,
+/** The fields among `fields` that `entry` has a value for (a listing's limits, its switches). */
+export function presentFields<E extends object, K extends keyof E & string>(
+  entry: E,
   fields: readonly K[],
-): Partial<Record<K, number>> {
-  const out: Partial<Record<K, number>> = {};
+): Partial<{ [F in K]: Exclude<E[F], undefined> }> {
+  const out: Partial<{ [F in K]: Exclude<E[F], undefined> }> = {};
   for (const field of fields) {
     const value = entry[field];
-    if (value !== undefined) out[field] = value;
+    if (value !== undefined) out[field] = value as Exclude<E[K], undefined>;
   }
   return out;
 }

@@ -331,8 +331,10 @@ describe('ci/monitoring-values.yaml: Prometheus Operator objects and the dashboa
     const dashboard = dashboards[0]!;
     expect(dashboard.metadata.labels?.grafana_dashboard).toBe('1');
     expect(dashboard.metadata.annotations?.grafana_folder).toBe('Upstash');
-    const file = readFileSync(join(ROOT, 'grafana/dashboards/upstash.json'), 'utf8');
-    expect(dashboard.data?.['upstash.json']?.trimEnd()).toBe(file.trimEnd());
+    for (const name of ['upstash.json', 'upstash-platform.json']) {
+      const file = readFileSync(join(ROOT, `grafana/dashboards/${name}`), 'utf8');
+      expect(dashboard.data?.[name]?.trimEnd(), name).toBe(file.trimEnd());
+    }
   });
 
   it('serves TLS: --web.config.file from a Secret, probes over HTTPS, readiness on /readyz (open under basic auth)', () => {

@@ -49,6 +49,18 @@ const lines = (error: ConfigError): string[] =>
   error.problems.map((p) => (p.path === '' ? p.message : `${p.path}: ${p.message}`));
 
 const MINIMAL = 'qstash:\n  - name: eu\n    token: t0ken\n';
+/** A management entry's sources by default: all nine, written out here as users read them. */
+const ALL_MANAGEMENT_SOURCES = [
+  'databases',
+  'redis_stats',
+  'redis_backups',
+  'qstash_users',
+  'qstash_stats',
+  'vector_indexes',
+  'vector_stats',
+  'search_indexes',
+  'search_stats',
+];
 
 describe('precedence of listen address and log level: flag > file > default', () => {
   test('defaults when neither the file nor a flag says anything', () => {
@@ -150,6 +162,7 @@ describe('env-only mode', () => {
       maxCommandsPerDatabase: 100,
       maxQueues: 1000,
       maxSchedules: 1000,
+      maxIndexes: 1000,
     });
   });
 
@@ -237,7 +250,7 @@ describe('env-only mode', () => {
       databases: undefined,
       include: [],
       exclude: [],
-      sources: ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'],
+      sources: ALL_MANAGEMENT_SOURCES,
     });
   });
 
@@ -338,6 +351,7 @@ management:
       maxCommandsPerDatabase: 100,
       maxQueues: 30,
       maxSchedules: 40,
+      maxIndexes: 1000,
     });
 
     const [eu, us] = config.qstash;
@@ -379,6 +393,7 @@ management:
       maxCommandsPerDatabase: 100,
       maxQueues: 1000,
       maxSchedules: 1000,
+      maxIndexes: 1000,
     });
     expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
     expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
@@ -535,6 +550,7 @@ management:
       'http.retries',
       'limits.max_commands_per_database',
       'limits.max_flow_control_keys',
+      'limits.max_indexes',
       'limits.max_queues',
       'limits.max_schedules',
       'limits.max_url_groups',
@@ -660,14 +676,9 @@ management:
     ).toEqual(['qstash[0].sources: lists a source twice']);
   });
 
-  test('management sources: all four by default; QStash alone needs no databases', () => {
+  test('management sources: all nine by default; QStash alone needs no databases', () => {
     const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
-    expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual([
-      'databases',
-      'redis_stats',
-      'qstash_users',
-      'qstash_stats',
-    ]);
+    expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual(ALL_MANAGEMENT_SOURCES);
     const qstashOnly = fromYaml(`${base}    sources: [qstash_users, qstash_stats]\n`).management[0]!;
     expect(qstashOnly.sources).toEqual(['qstash_users', 'qstash_stats']);
     expect(qstashOnly.databases).toBeUndefined();
@@ -676,6 +687,35 @@ management:
     ]);
     expect(lines(configError(() => fromYaml(`${base}    sources: [redis_stats]\n`)))).toEqual([
       'management[0].databases: is required when the databases source is not polled (it discovers the databases)',
+    ]);
+  });
+
+  test('v0.3 sources: the index stats need their listing, backups need the databases; backups_interval', () => {
+    const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
+    expect(
+      lines(
+        configError(() => fromYaml(`${base}    sources: [vector_stats, search_stats, search_indexes]\n`)),
+      ),
+    ).toEqual([
+      'management[0].sources: lists vector_stats without vector_indexes, which tells it the Vector indexes to poll',
+    ]);
+    expect(lines(configError(() => fromYaml(`${base}    sources: [redis_backups]\n`)))).toEqual([
+      'management[0].databases: is required when the databases source is not polled (it discovers the databases)',
+    ]);
+    // Default 1h; the same rules as interval; `schedule` does not cover it.
+    const withSchedule = fromYaml(`${base}    schedule: "0 */5 * * * *"\n`).management[0]!;
+    expect(withSchedule.ownSchedules.backups).toEqual({
+      cron: '0 0 */1 * * *',
+      intervalMs: 3_600_000,
+    });
+    const every = fromYaml(`${base}    backups_interval: 6h\n`).management[0]!;
+    expect(every.ownSchedules.backups.intervalMs).toBe(6 * 3_600_000);
+    expect(lines(configError(() => fromYaml(`${base}    backups_interval: 7m\n`)))[0]).toMatch(
+      /^management\[0\]\.backups_interval: must be an interval cron can express evenly/,
+    );
+    expect(fromYaml(`limits:\n  max_indexes: 5\n${base}`).limits.maxIndexes).toBe(5);
+    expect(lines(configError(() => fromYaml(`limits:\n  max_indexes: 0\n${base}`)))).toEqual([
+      'limits.max_indexes: must be at least 1',
     ]);
   });
 
@@ -1073,7 +1113,7 @@ describe('management discovery, filters, sources and the command cap', () => {
   const entry = (extra: string): string =>
     `management:\n  - name: m\n    email: e@x\n    api_key: k\n${extra}`;
 
-  test('without databases: discovery, with include/exclude and all four sources by default', () => {
+  test('without databases: discovery, with include/exclude and all nine sources by default', () => {
     const config = fromYaml(
       `limits:\n  max_commands_per_database: 7\n${entry('    include: ["prod-.*"]\n    exclude: [".*-scratch"]\n')}`,
     );
@@ -1081,7 +1121,7 @@ describe('management discovery, filters, sources and the command cap', () => {
       databases: undefined,
       include: ['prod-.*'],
       exclude: ['.*-scratch'],
-      sources: ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'],
+      sources: ALL_MANAGEMENT_SOURCES,
     });
     expect(config.limits.maxCommandsPerDatabase).toBe(7);
   });
@@ -1122,7 +1162,7 @@ describe('management discovery, filters, sources and the command cap', () => {
     expect(config.management[0]).toMatchObject({ databases: ['d'], sources: ['redis_stats'] });
     const error = configError(() => fromYaml(entry('    sources: [databases, queues]\n')));
     expect(lines(error)).toEqual([
-      'management[0].sources[1]: must be one of databases, redis_stats, qstash_users, qstash_stats',
+      'management[0].sources[1]: must be one of databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats',
     ]);
   });
 

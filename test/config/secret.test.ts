@@ -73,9 +73,10 @@ management:
     expect(summary).toContain('web_config_file: /etc/ux/web.yml');
     expect(summary).toMatch(/^qstash eu: https:\/\/qstash-eu\.example\.com, token <redacted>, .*every 30s/m);
     expect(summary).toMatch(
-      /^management main: .*email ops@example\.com, api_key <redacted>, sources databases, redis_stats, qstash_users, qstash_stats, databases db-1, db-2/m,
+      /^management main: .*email ops@example\.com, api_key <redacted>, sources databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, databases db-1, db-2/m,
     );
-    expect(summary).toContain('schedule "0 */5 * * * *" (every 300s)');
+    expect(summary).toContain('schedule "0 */5 * * * *" (every 300s), redis_backups every 3600s');
+    expect(summary).toContain('max_indexes 1000');
     expect(summary.endsWith('\n')).toBe(true);
   });
 

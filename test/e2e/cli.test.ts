@@ -93,8 +93,9 @@ management:
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      'sources databases, redis_stats, qstash_users, qstash_stats, databases discovered (all)',
+      'sources databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, databases discovered (all)',
     );
+    expect(result.stdout).toContain('redis_backups every 3600s');
     expect(result.stdout).not.toContain('api-secret-xyz');
   });
 
@@ -145,7 +146,7 @@ management:
       await waitForStatus(`${exporter.url}/readyz`, 200);
       const body = await (await fetch(`${exporter.url}/metrics`)).text();
       expect(body).toMatch(
-        /^upstash_up\{source="flow_control",account="default",database_id="",qstash_id=""\} 1$/m,
+        /^upstash_up\{source="flow_control",account="default",database_id="",qstash_id="",index_id=""\} 1$/m,
       );
       expect(body).toMatch(/^upstash_redis_keys\{account="default",database_id="db-demo-cache"\} \d+$/m);
     } finally {

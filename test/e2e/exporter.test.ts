@@ -75,6 +75,7 @@ management:
     api_key_file: api-key.txt
     databases: [db-demo-cache, db-demo-events, db-missing]
     schedule: "0 0 0 1 1 *"
+    backups_interval: 24h
   - name: discovered
     url: ${sim.url}
     email: ${DEMO_EMAIL}
@@ -82,6 +83,7 @@ management:
     include: [".*-prod", "hobby-.*", "legacy-.*"]
     exclude: ["sessions-.*"]
     schedule: "0 0 0 1 1 *"
+    backups_interval: 24h
 `);
     writeFileSync(config.replace(/config\.yml$/, 'api-key.txt'), `  ${DEMO_API_KEY}\n`);
     exporter = await startExporter(['--config', config], { TEST_QSTASH_TOKEN: DEMO_QSTASH_TOKEN });
@@ -130,7 +132,7 @@ management:
     expect(body.endsWith('# EOF\n')).toBe(true);
     expect(body).toContain('# TYPE upstash_exporter_polls counter\n');
     expect(body).toMatch(
-      /^upstash_exporter_polls_total\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m,
+      /^upstash_exporter_polls_total\{source="flow_control",account="eu",database_id="",qstash_id="",index_id=""\} 1$/m,
     );
   });
 

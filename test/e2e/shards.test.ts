@@ -22,7 +22,7 @@ import {
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 const DATABASES = Array.from({ length: 9 }, (_, i) => `db-shard-${i}`);
 const ACCOUNTS = ['eu', 'us', 'ap'];
-const LISTINGS = new Set<string>(['databases', 'qstash_users']);
+const LISTINGS = new Set<string>(['databases', 'qstash_users', 'vector_indexes', 'search_indexes']);
 // Only the start-up poll is counted: an interval whose tick (cron, on the wall clock) could fall
 // between the processes' start-ups would give one process a poll more than the others.
 const INTERVAL = '1h';

@@ -1,5 +1,10 @@
 import { expect } from 'vitest';
-import { DEMO_QSTASH_INSTANCES, type Fault } from '../../src/demo/simulator.js';
+import {
+  DEMO_QSTASH_INSTANCES,
+  DEMO_SEARCH_INDEXES,
+  DEMO_VECTOR_INDEXES,
+  type Fault,
+} from '../../src/demo/simulator.js';
 import { MANAGEMENT_SOURCES, QSTASH_SOURCES } from '../../src/config/types.js';
 import type { FailureReason } from '../../src/poller/self-metrics.js';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
@@ -37,15 +42,15 @@ export interface SourceCase {
 
 export const SOURCES: readonly SourceCase[] = [
   {
-    labels: { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_flow_control_keys', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_url_groups', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'databases', account: 'main', database_id: '', qstash_id: '' },
+    labels: { source: 'databases', account: 'main', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_redis_databases', labels: { account: 'main' } },
   },
   ...DATABASES.map((id) => ({
@@ -53,19 +58,19 @@ export const SOURCES: readonly SourceCase[] = [
     data: { name: 'upstash_redis_connections', labels: { account: 'main', database_id: id } },
   })),
   {
-    labels: { source: 'queues', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'queues', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_queues', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'schedules', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'schedules', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_schedules_omitted', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'global_parallelism', account: 'eu', database_id: '', qstash_id: '' },
+    labels: { source: 'global_parallelism', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_global_parallelism_max', labels: { account: 'eu' } },
   },
   {
-    labels: { source: 'qstash_users', account: 'main', database_id: '', qstash_id: '' },
+    labels: { source: 'qstash_users', account: 'main', database_id: '', qstash_id: '', index_id: '' },
     data: {
       name: 'upstash_qstash_max_requests_per_day',
       labels: { account: 'main', qstash_id: DEMO_QSTASH_INSTANCES[0]!.id },
@@ -76,6 +81,21 @@ export const SOURCES: readonly SourceCase[] = [
     labels: { source: 'qstash_stats', account: 'main', database_id: '', qstash_id: id },
     data: { name: 'upstash_qstash_dlq_messages', labels: { account: 'main', qstash_id: id } },
   })),
+  ...DATABASES.map((id) => ({
+    labels: { source: 'redis_backups', account: 'main', database_id: id },
+    data: { name: 'upstash_redis_backups', labels: { account: 'main', database_id: id, state: 'completed' } },
+  })),
+  ...(['vector', 'search'] as const).flatMap((product) => [
+    {
+      labels: { source: `${product}_indexes`, account: 'main', database_id: '', qstash_id: '', index_id: '' },
+      data: { name: `upstash_${product}_indexes`, labels: { account: 'main' } },
+    },
+    // As for the QStash instances: the last listed indexes keep being polled while the listing fails.
+    ...(product === 'vector' ? DEMO_VECTOR_INDEXES : DEMO_SEARCH_INDEXES).map(({ id }) => ({
+      labels: { source: `${product}_stats`, account: 'main', database_id: '', qstash_id: '', index_id: id },
+      data: { name: `upstash_${product}_vectors`, labels: { account: 'main', index_id: id } },
+    })),
+  ]),
 ];
 
 export interface FaultCase {
@@ -224,7 +244,8 @@ async function runCase(h: Harness, { fault, reason, skips }: FaultCase): Promise
           (x) =>
             x.labels.source === src.labels.source &&
             x.labels.database_id === src.labels.database_id &&
-            x.labels.qstash_id === (src.labels.qstash_id ?? ''),
+            x.labels.qstash_id === (src.labels.qstash_id ?? '') &&
+            x.labels.index_id === (src.labels.index_id ?? ''),
         )
         .filter((x) => x.labels.reason !== reason && x.value > 0);
       expect(others.map((x) => x.labels.reason)).toEqual([]);

@@ -8,12 +8,16 @@ import {
   type FamilySelection,
   type HttpSettings,
   type Limits,
+  type ManagementAccount,
   type ManagementSourceName,
   type QstashSourceName,
 } from '../../src/config/types.js';
 import {
   DEMO_QSTASH_INSTANCES,
   DEMO_SCHEDULE_SECRET,
+  DEMO_SEARCH_INDEXES,
+  DEMO_VECTOR_INDEXES,
+  demoIndexToken,
   demoInstanceToken,
   startSimulator,
   type Simulator,
@@ -31,8 +35,8 @@ export const DATABASES = ['db-alpha', 'db-beta'];
 
 /**
  * Every form in which a credential could leak: raw, and inside the Basic header we send; the tokens
- * the QStash instance listing carries; and the secret the simulated schedules hold in their
- * destination, headers and body.
+ * the QStash instance listing and the Vector and Search index listings carry; and the secret the
+ * simulated schedules hold in their destination, headers and body.
  */
 export const SECRET_FORMS = [
   QSTASH_TOKEN,
@@ -40,6 +44,12 @@ export const SECRET_FORMS = [
   Buffer.from(`${EMAIL}:${API_KEY}`).toString('base64'),
   `Bearer ${QSTASH_TOKEN}`,
   ...DEMO_QSTASH_INSTANCES.flatMap((i) => [demoInstanceToken(i.id), demoInstanceToken(i.id, true)]),
+  ...[...DEMO_VECTOR_INDEXES, ...DEMO_SEARCH_INDEXES].flatMap((i) => [
+    demoIndexToken(i.id),
+    demoIndexToken(i.id, true),
+  ]),
+  // Any index token, also of indexes a test makes up: the simulator marks them all alike.
+  'SIMULATED-INDEX-',
   DEMO_SCHEDULE_SECRET,
 ];
 
@@ -88,6 +98,8 @@ export interface HarnessOptions {
   readonly exclude?: readonly string[];
   /** QStash sources; default the seed two, `flow_control` and `url_groups`. */
   readonly qstashSources?: readonly QstashSourceName[];
+  /** The management entry's own schedules (`backups_interval`); default each the entry's interval. */
+  readonly managementSchedules?: ManagementAccount['ownSchedules'];
 }
 
 /** Builds the Config object the exporter runs on, pointing at `url`. */
@@ -119,6 +131,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
       token: new Secret(QSTASH_TOKEN),
       schedule,
       sources: options.qstashSources ?? (['flow_control', 'url_groups'] as const),
+      ownSchedules: {},
     })),
     management: [
       {
@@ -131,6 +144,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
         exclude: options.exclude ?? [],
         schedule,
         sources: options.managementSources ?? ['databases', 'redis_stats'],
+        ownSchedules: options.managementSchedules ?? { backups: schedule },
       },
     ],
     origin: 'test',

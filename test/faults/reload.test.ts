@@ -14,8 +14,14 @@ afterEach(async () => {
 test('reload applies new credentials and sources; removed sources take their series along', async () => {
   const h = await startHarness({ intervalSeconds: 1 });
   running.push(h);
-  const beta = { source: 'redis_stats', account: 'main', database_id: 'db-beta', qstash_id: '' };
-  const flow = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
+  const beta = {
+    source: 'redis_stats',
+    account: 'main',
+    database_id: 'db-beta',
+    qstash_id: '',
+    index_id: '',
+  };
+  const flow = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
   await eventually('both databases up', async () => {
     const { samples } = await h.scrape();
     return valueOf(samples, 'upstash_up', beta) === 1 && valueOf(samples, 'upstash_up', flow) === 1
@@ -65,8 +71,8 @@ test('a credential bound for plain http on a non-loopback host is warned about',
 test('reloads during a Retry-After wait send nothing early, re-poll nothing, and the books balance (issue 13)', async () => {
   const h = await startHarness({ intervalSeconds: 2 });
   running.push(h);
-  const flow = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
-  const groups = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' };
+  const flow = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
+  const groups = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
   h.sim.setFault('flow_control', { kind: 'status', status: 429, retryAfter: '30' });
   await eventually('rate limited', async () => {
     const { samples } = await h.scrape();

@@ -12,7 +12,7 @@ import { AbortedError, HttpStatusError, InvalidResponseError } from '../../src/u
 import type { PollContext, PollUnit } from '../../src/vocabulary.js';
 
 const EVERY_SECOND = '* * * * * *';
-const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
+const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
 /** A wait inside a poll: on the fake clock, so it ends when the test moves the clock past it. */
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Moves the fake clock on, running every timer (cron ticks included) and promise due meanwhile. */
@@ -216,7 +216,13 @@ describe('Poller', () => {
     running = t.poller;
     t.poller.start();
     await pass(100);
-    const labels = { source: 'redis_stats', account: 'main', database_id: 'db-new', qstash_id: '' };
+    const labels = {
+      source: 'redis_stats',
+      account: 'main',
+      database_id: 'db-new',
+      qstash_id: '',
+      index_id: '',
+    };
     let newCalls = 0;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-new',
@@ -233,7 +239,7 @@ describe('Poller', () => {
     expect(newCalls).toBeGreaterThanOrEqual(1);
     expect(await t.text()).toContain('flow_control_key="from-new"');
     expect(await t.text()).toMatch(
-      /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id=""\} 1$/m,
+      /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id="",index_id=""\} 1$/m,
     );
     expect(t.poller.status().map((s) => s.labels.database_id)).toEqual(['', 'db-new']);
 
@@ -242,7 +248,9 @@ describe('Poller', () => {
     const text = await t.text();
     expect(text).not.toContain('from-new');
     expect(text).not.toContain('db-new');
-    expect(text).toMatch(/^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m);
+    expect(text).toMatch(
+      /^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id="",index_id=""\} 1$/m,
+    );
     expect(t.poller.unitIds).toEqual(['flow_control/eu']);
     await pass(1100);
     expect(newCalls).toBe(atRemoval);
@@ -260,7 +268,7 @@ describe('Poller', () => {
     running = t.poller;
     const before = Date.now();
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     const [row] = t.poller.status();
     expect(row).toMatchObject({
       outcome: 'unauthorized',
@@ -273,8 +281,8 @@ describe('Poller', () => {
     expect(structuredClone(row)).toEqual(row);
     expect(JSON.stringify(t.poller.status())).not.toMatch(/secret/);
     // The next cron tick's poll fails otherwise: waited for, not timed.
-    for (let i = 0; i < 100 && t.calls() < 2; i++) await sleep(50);
-    await sleep(50);
+    for (let i = 0; i < 100 && t.calls() < 2; i++) await pass(50);
+    await pass(50);
     expect(t.poller.status()[0]?.error).toBe('invalid_response');
     expect(JSON.stringify(t.poller.status())).not.toMatch(/secret/);
   });
@@ -285,13 +293,13 @@ describe('Poller', () => {
     t.poller.start();
     const unit = (name: string): PollUnit => ({
       id: 'redis_stats/main/db-1',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '', index_id: '' },
       family: 'redis_stats/main',
       name,
       poll: async () => Promise.resolve({ samples: [] }),
     });
     t.poller.syncUnits('qstash/eu', 'redis_stats/main', [unit('cache')]);
-    await sleep(100);
+    await pass(100);
     const first = t.poller.status().find((s) => s.labels.database_id === 'db-1');
     expect(first?.name).toBe('cache');
     t.poller.syncUnits('qstash/eu', 'redis_stats/main', [unit('cache-renamed')]);
@@ -307,7 +315,7 @@ describe('Poller', () => {
     let finish: (() => void) | undefined;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-slow',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow', qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow', qstash_id: '', index_id: '' },
       poll: async (context) => {
         await new Promise<void>((resolve) => {
           finish = resolve;
@@ -414,12 +422,12 @@ describe('Poller, hostile input', () => {
     t.poller.start();
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-1',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '', index_id: '' },
       poll: async () => Promise.resolve({ samples: [], rejectedFields: rejecting ? ['dailyproduce'] : [] }),
     });
     await pass(2100);
     const rejected =
-      /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",field="dailyproduce"\} (\d+)$/m;
+      /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",index_id="",field="dailyproduce"\} (\d+)$/m;
     expect(await t.value(rejected)).toBeGreaterThanOrEqual(2);
     expect(t.lines.filter((l) => String(l.msg).startsWith('field rejected'))).toHaveLength(1);
     rejecting = false;
@@ -435,7 +443,7 @@ describe('Poller, hostile input', () => {
     const polledAt = new Map<string, number[]>();
     const member = (id: string): PollUnit => ({
       id: `redis_stats/main/${id}`,
-      labels: { source: 'redis_stats', account: 'main', database_id: id, qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: id, qstash_id: '', index_id: '' },
       family: 'redis_stats/main',
       poll: async () => {
         polledAt.set(id, [...(polledAt.get(id) ?? []), Date.now()]);

@@ -132,7 +132,7 @@ describe('exposition of arbitrary keys and group names', () => {
   test('the truncation counter counts each cut value once per poll', async () => {
     const registry = new Registry();
     const metrics = createSelfMetrics(registry, { version: 'test' });
-    const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' };
+    const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     const groups = ['short', 'x'.repeat(2000), 'y'.repeat(1025)].map((name) => ({
       name,
       createdAt: 0,
@@ -144,7 +144,7 @@ describe('exposition of arbitrary keys and group names', () => {
     }
     const text = await registry.metrics();
     expect(text).toContain(
-      'upstash_exporter_label_values_truncated_total{source="url_groups",account="eu",database_id="",qstash_id=""} 4',
+      'upstash_exporter_label_values_truncated_total{source="url_groups",account="eu",database_id="",qstash_id="",index_id=""} 4',
     );
   });
 });

@@ -4,9 +4,12 @@ import { parseDatabases } from '../../src/upstash/databases.js';
 import { InvalidResponseError } from '../../src/upstash/errors.js';
 import { parseFlowControl } from '../../src/upstash/flow-control.js';
 import { parseGlobalParallelism } from '../../src/upstash/global-parallelism.js';
+import { parseIndexStats } from '../../src/upstash/index-stats.js';
+import { parseIndexes } from '../../src/upstash/indexes.js';
 import { parseQstashStats } from '../../src/upstash/qstash-stats.js';
 import { parseQstashUsers } from '../../src/upstash/qstash-users.js';
 import { parseQueues } from '../../src/upstash/queues.js';
+import { parseBackups } from '../../src/upstash/redis-backups.js';
 import { parseRedisStats, SERIES_FIELDS, NUMBER_FIELDS } from '../../src/upstash/redis-stats.js';
 import { parseSchedules } from '../../src/upstash/schedules.js';
 import { parseUrlGroups } from '../../src/upstash/url-groups.js';
@@ -24,6 +27,9 @@ const PARSERS = {
   queues: (json: unknown) => parseQueues(json),
   schedules: (json: unknown) => parseSchedules(json),
   global_parallelism: (json: unknown) => parseGlobalParallelism(json),
+  indexes: (json: unknown) => parseIndexes(json),
+  index_stats: (json: unknown) => parseIndexStats(json),
+  redis_backups: (json: unknown) => parseBackups(json),
 };
 
 async function onlyInvalidResponse(parse: (json: unknown) => unknown, json: unknown): Promise<void> {

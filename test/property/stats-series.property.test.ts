@@ -5,6 +5,7 @@ import {
   QSTASH_SERIES_FIELDS,
   parseQstashStats,
 } from '../../src/upstash/qstash-stats.js';
+import { INDEX_NUMBER_FIELDS, INDEX_SERIES_FIELDS, parseIndexStats } from '../../src/upstash/index-stats.js';
 import { NUMBER_FIELDS, SERIES_FIELDS, parseRedisStats } from '../../src/upstash/redis-stats.js';
 import { FUTURE_HORIZON_MS } from '../../src/upstash/stats-series.js';
 
@@ -25,6 +26,12 @@ const PARSERS: Record<string, StatsParser> = {
     series: QSTASH_SERIES_FIELDS,
     numbers: QSTASH_NUMBER_FIELDS,
     parse: (json, now) => parseQstashStats(json, 'stats', now),
+  },
+  // vector_stats and search_stats: one parser for both products.
+  index_stats: {
+    series: INDEX_SERIES_FIELDS,
+    numbers: INDEX_NUMBER_FIELDS,
+    parse: (json, now) => parseIndexStats(json, 'stats', now),
   },
 };
 

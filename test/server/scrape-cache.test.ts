@@ -143,7 +143,7 @@ describe('ExpositionCache', () => {
     const registry = new Registry();
     const metrics = createSelfMetrics(registry, { version: 'test' });
     const series = new DataSeries(DATA_METRICS);
-    const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
+    const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     metrics.declareSource(labels);
     metrics.pollStarted(labels);
     series.replace('flow_control/eu', flowControlSamples('eu', [{ key: 'k "1"', waitListSize: 3 }], 10));
@@ -163,11 +163,11 @@ describe('ExpositionCache', () => {
     const registry = new Registry();
     const metrics = createSelfMetrics(registry, { version: 'test' });
     const cache = createMetricsCache(new DataSeries(DATA_METRICS), metrics, registry);
-    const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' };
+    const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     expect((await bodyOf(cache, 'text', 'identity')).toString()).not.toContain('upstash_up{');
     metrics.pollSucceeded(labels, 0.1, 1_700_000_000);
     expect((await bodyOf(cache, 'text', 'identity')).toString()).toContain(
-      'upstash_up{source="url_groups",account="eu",database_id="",qstash_id=""} 1',
+      'upstash_up{source="url_groups",account="eu",database_id="",qstash_id="",index_id=""} 1',
     );
   });
 });
@@ -262,7 +262,7 @@ describe('metrics.allow and metrics.deny (contract 9.5)', () => {
     const registry = new Registry();
     const metrics = createSelfMetrics(registry, { version: 'test' });
     const series = new DataSeries(DATA_METRICS);
-    const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
+    const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     metrics.declareSource(labels);
     series.replace('flow_control/eu', flowControlSamples('eu', [{ key: 'k', waitListSize: 3 }], 10));
     metrics.pollSucceeded(labels, 0.5, 1_700_000_000);

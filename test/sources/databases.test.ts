@@ -11,6 +11,9 @@ const db = (id: string, name: string, limits: Database['limits'] = {}): Database
   state: 'active',
   creationTime: 1_752_649_602,
   limits,
+  features: {},
+  replicas: undefined,
+  readRegions: undefined,
 });
 
 describe('databaseSamples', () => {

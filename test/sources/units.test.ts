@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Listed } from '../../src/sources/source.js';
-import { entryUnits, type SourceEntry, type UnitDeps } from '../../src/sources/units.js';
+import { entryGroups, type SourceEntry, type UnitDeps } from '../../src/sources/units.js';
 import { UpstashClient } from '../../src/upstash/client.js';
 
 const client = new UpstashClient({ timeoutMs: 1000, retries: 0, concurrency: 1, userAgent: 'test' });
@@ -22,12 +22,16 @@ const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 })
     maxCommandsPerDatabase: 10,
     maxQueues: 10,
     maxSchedules: 10,
+    maxIndexes: 10,
   },
   shard,
   known,
   onDiscovered: () => undefined,
   onUnpollable: () => undefined,
 });
+
+/** Every unit of an entry, whatever its group. */
+const entryUnits = (e: SourceEntry, d: UnitDeps) => entryGroups(e, d).flatMap((group) => group.units);
 
 describe('entryUnits', () => {
   it('one unit per listed database, with its health labels and family', () => {
@@ -38,6 +42,7 @@ describe('entryUnits', () => {
       account: 'main',
       database_id: 'db-1',
       qstash_id: '',
+      index_id: '',
     });
     expect(units[0]?.family).toBe('redis_stats/main');
   });
@@ -61,5 +66,29 @@ describe('entryUnits', () => {
       entryUnits(entry(ids), deps(new Map(), { shard, total: 3 })).map((u) => u.id),
     );
     expect(owned.sort()).toEqual(ids.map((id) => `redis_stats/main/${id}`).sort());
+  });
+});
+
+describe('entryGroups', () => {
+  it('a source on a schedule of its own runs in a group of its own; the entry’s group comes first, also empty', () => {
+    const backups = { ...entry(['db-1']), sources: ['redis_backups', 'redis_stats'] as const };
+    expect(entryGroups(backups, deps()).map((g) => ({ ...g, units: g.units.map((u) => u.id) }))).toEqual([
+      { key: 'management/main', schedule: undefined, units: ['redis_stats/main/db-1'] },
+      { key: 'management/main/backups', schedule: 'backups', units: ['redis_backups/main/db-1'] },
+    ]);
+    expect(entryGroups({ ...backups, sources: ['redis_backups'] }, deps()).map((g) => g.key)).toEqual([
+      'management/main',
+      'management/main/backups',
+    ]);
+    // Discovered databases: the backups group waits empty for the listing's news.
+    expect(
+      entryGroups({ ...entry('discovered'), sources: ['databases', 'redis_backups'] }, deps()).map((g) => [
+        g.key,
+        g.units.map((u) => u.id),
+      ]),
+    ).toEqual([
+      ['management/main', ['databases/main/']],
+      ['management/main/backups', []],
+    ]);
   });
 });

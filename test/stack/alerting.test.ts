@@ -39,10 +39,10 @@ const ACCOUNT = 'stack';
 const GROWING_KEY = 'stack-test-growing';
 const FAST_FOR = '2s';
 /**
- * Sources polled: the five QStash ones, the databases listing, redis_stats per database, qstash_users
- * and one instance's qstash_stats.
+ * Sources polled: the five QStash ones, the databases listing, redis_stats and redis_backups per
+ * database, qstash_users and one instance's qstash_stats.
  */
-const SOURCES = 5 + 1 + DEMO_DATABASES.length + 2;
+const SOURCES = 5 + 1 + 2 * DEMO_DATABASES.length + 2;
 const FAILING_SCHEDULE = 'scd_stack-test-failing';
 
 /** A schedule as QStash lists it, running every minute; `failed` makes its last run end in FAIL. */
@@ -341,6 +341,9 @@ beforeAll(async () => {
         api_key: DEMO_API_KEY,
         databases: [...DEMO_DATABASES],
         schedule: '* * * * * *',
+        // Section 6's sources and the backups: the demo's indexes sit near their limits on purpose.
+        sources: ['databases', 'redis_stats', 'redis_backups', 'qstash_users', 'qstash_stats'],
+        backups_interval: '1s',
       },
     ],
   };

@@ -36,14 +36,26 @@ const BODY = `[{
   "primary_members": ["us-east-1"],
   "all_members": ["us-east-1"],
   "securityAddons": {"ipWhitelisting": false},
-  "customer_id": "example@upstash.com"
+  "customer_id": "example@upstash.com",
+  "eviction": false,
+  "daily_backup_enabled": true,
+  "consistent": false,
+  "auto_upgrade": false,
+  "prod_pack_enabled": false,
+  "prometheus_enabled": "true",
+  "replicas": 5,
+  "read_regions": ["us-east-2", "eu-west-1"]
 }, {
   "database_id": "db-2",
   "database_name": "free-one",
   "type": "free",
   "state": "suspended",
   "db_max_clients": "1000",
-  "budget": null
+  "budget": null,
+  "tls": "yes",
+  "prometheus_enabled": "false",
+  "replicas": "5",
+  "read_regions": null
 }]`;
 
 describe('parseDatabases', () => {
@@ -68,6 +80,18 @@ describe('parseDatabases', () => {
         db_memory_threshold: 3221225472,
         budget: 360,
       },
+      // Section 9.1: booleans and "true"/"false" strings alike.
+      features: {
+        tls: true,
+        eviction: false,
+        daily_backup_enabled: true,
+        consistent: false,
+        auto_upgrade: false,
+        prod_pack_enabled: false,
+        prometheus_enabled: true,
+      },
+      replicas: 5,
+      readRegions: 2,
     });
     // A limit that is not a number is left out alone; missing texts are empty.
     expect(second).toEqual({
@@ -79,9 +103,14 @@ describe('parseDatabases', () => {
       state: 'suspended',
       creationTime: undefined,
       limits: {},
+      // A setting that is neither a boolean nor "true"/"false" is left out alone, as a wrong count is.
+      features: { prometheus_enabled: false },
+      replicas: undefined,
+      readRegions: undefined,
     });
     // …and named, as every listing's optional field of the wrong type is (a null one is just absent).
-    expect(rejected).toEqual(['db_max_clients']);
+    // The second entry's replicas, limit and TLS switch, each of the wrong type, in the order read.
+    expect(rejected).toEqual(['replicas', 'db_max_clients', 'tls']);
   });
 
   test('no credential of the listing is kept', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { parseDatabases } from '../../src/upstash/databases.js';
 import { parseFlowControl } from '../../src/upstash/flow-control.js';
+import { parseIndexes } from '../../src/upstash/indexes.js';
 import { parseQstashUsers } from '../../src/upstash/qstash-users.js';
 import { parseQueues } from '../../src/upstash/queues.js';
 import type { Listing } from '../../src/upstash/schema.js';
@@ -61,6 +62,14 @@ const LISTINGS: Record<string, ListingCase> = {
     key: 'id',
     other: 'region',
     number: 'max_queues',
+  },
+  // vector_indexes and search_indexes: one parser for both products.
+  indexes: {
+    parse: parseIndexes,
+    entry: { id: 'i', name: 'n', region: 'eu', max_daily_queries: -1 },
+    key: 'id',
+    other: 'region',
+    number: 'max_daily_queries',
   },
 };
 
