@@ -6,7 +6,7 @@ import type { SelfMetrics } from './poller/self-metrics.js';
 import { anchoredRegex } from './sources/databases.js';
 import { entryUnits, type SourceEntry, type UnitDeps } from './sources/units.js';
 import { UpstashClient, type Credentials } from './upstash/client.js';
-import type { PerIdUnit } from './vocabulary.js';
+import type { PerIdUnit, SourceName } from './vocabulary.js';
 
 /** What the poll plan needs besides each configuration. */
 export interface PollPlanOptions {
@@ -43,8 +43,10 @@ export class PollPlan {
   }
 
   /**
-   * One poll group per config entry: its schedule and the units of its sources. New HTTP settings
-   * take a new client; polls in flight finish on the old one, which the caller closes after them.
+   * One poll group per config entry: its schedule and the units of its sources; a source that runs
+   * on a schedule of its own (`dlq_interval`) has a group of its own, `<entry key>/<source>`, which
+   * its discovered units join too. New HTTP settings take a new client; polls in flight finish on
+   * the old one, which the caller closes after them.
    */
   plan(config: Config): Plan {
     const previous = this.#client;
@@ -54,20 +56,41 @@ export class PollPlan {
         : this.#createClient(config);
     this.#client = client;
     this.#http = config.http;
+    // The entries' sources that run on their own schedule, as `<entry key>/<source>`: their own groups.
+    const ownGroups = new Set<string>();
     const deps: UnitDeps = {
       client,
       limits: config.limits,
       shard: config.sharding,
       known: this.#known,
-      onDiscovered: this.#options.onDiscovered,
+      onDiscovered: (key, family, units) => {
+        const own = `${key}/${family.slice(0, family.indexOf('/'))}`;
+        this.#options.onDiscovered(ownGroups.has(own) ? own : key, family, units);
+      },
       onUnpollable: (key, unit, ids) => this.#reportUnpollable(key, unit, ids),
     };
-    const groups = sourceEntries(config).map(({ schedule, entry }) => ({
-      key: entry.key,
-      cron: schedule.cron,
-      intervalMs: schedule.intervalMs,
-      units: entryUnits(entry, deps),
-    }));
+    const groups = sourceEntries(config).flatMap(({ schedule, sourceSchedules = {}, entry }) => {
+      const units = entryUnits(entry, deps);
+      // Only for the sources the entry polls: a schedule nothing runs on gets no group.
+      const own = (Object.entries(sourceSchedules) as [SourceName, Schedule][]).filter(([source]) =>
+        entry.sources.includes(source),
+      );
+      for (const [source] of own) ownGroups.add(`${entry.key}/${source}`);
+      return [
+        {
+          key: entry.key,
+          cron: schedule.cron,
+          intervalMs: schedule.intervalMs,
+          units: units.filter((unit) => !own.some(([source]) => source === unit.labels.source)),
+        },
+        ...own.map(([source, { cron, intervalMs }]) => ({
+          key: `${entry.key}/${source}`,
+          cron,
+          intervalMs,
+          units: units.filter((unit) => unit.labels.source === source),
+        })),
+      ];
+    });
     return { groups, retired: previous === client ? undefined : previous };
   }
 
@@ -102,15 +125,23 @@ function sameHttp(a: Config['http'], b: Config['http']): boolean {
   return (Object.keys(a) as (keyof Config['http'])[]).every((key) => a[key] === b[key]);
 }
 
-/** The config's entries as the sources see them, each with its schedule. */
-function sourceEntries(config: Config): { schedule: Schedule; entry: SourceEntry }[] {
+/** An entry's schedules: its interval, and those of its sources on a schedule of their own. */
+interface EntrySchedules {
+  readonly schedule: Schedule;
+  readonly sourceSchedules: Readonly<Partial<Record<SourceName, Schedule>>> | undefined;
+}
+
+/** The config's entries as the sources see them, each with its schedules. */
+function sourceEntries(config: Config): (EntrySchedules & { entry: SourceEntry })[] {
   return [
     ...config.qstash.map((account) => ({
       schedule: account.schedule,
+      sourceSchedules: account.sourceSchedules,
       entry: entryOf(account, { api: 'qstash', token: account.token }),
     })),
     ...config.management.map((account) => ({
       schedule: account.schedule,
+      sourceSchedules: account.sourceSchedules,
       entry: {
         ...entryOf(account, { api: 'management', email: account.email, apiKey: account.apiKey }),
         // Without configured IDs, each per-ID source takes its IDs from the account's listing.

@@ -24,6 +24,8 @@ export interface QstashAccount {
   readonly token: Secret;
   readonly schedule: Schedule;
   readonly sources: readonly QstashSourceName[];
+  /** Sources that run on a schedule of their own instead of `schedule`. */
+  readonly sourceSchedules?: Readonly<Partial<Record<QstashSourceName, Schedule>>>;
 }
 
 /** The management API sources a `management` entry may list (all by default). */
@@ -45,6 +47,8 @@ export interface ManagementAccount {
   readonly exclude: readonly string[];
   readonly schedule: Schedule;
   readonly sources: readonly ManagementSourceName[];
+  /** Sources that run on a schedule of their own instead of `schedule`. */
+  readonly sourceSchedules?: Readonly<Partial<Record<ManagementSourceName, Schedule>>>;
 }
 
 /** How we call Upstash. */
