@@ -72,6 +72,11 @@ export interface PollResult {
    */
   readonly rejectedFields?: readonly string[];
   /**
+   * Label values a cap left out (the `state`s of qstash_stats beyond 20, the DLQ groupings beyond
+   * theirs), counted with the values cut to length in upstash_exporter_label_values_truncated_total.
+   */
+  readonly labelValuesDropped?: number;
+  /**
    * What the poll learnt for other units (a listing's IDs): the poller runs it after it has
    * recorded this poll's success, and only if the unit is still the one configured (a poll that a
    * reload or a removal overtook carries the old configuration: its news is dropped).

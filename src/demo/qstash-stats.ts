@@ -20,6 +20,30 @@ function requestsOn(instance: DemoQstashInstance, dayStart: number, t: number, s
   return Math.round(limit * dayFactor * fraction);
 }
 
+/** Outcome ids and their share of a minute's messages (at most): mostly delivered, a few failing. */
+const QSTASH_OUTCOMES = { delivered: 40, retry: 2, failed: 1, error: 1 } as const;
+const WORKFLOW_OUTCOMES = { delivered: 8, failed: 1 } as const;
+
+/**
+ * The last hour's points of each outcome, moving with the minute: `{id, data_points}` as Upstash
+ * sends `daily_qstash_messages`.
+ */
+function outcomes(
+  shares: Readonly<Record<string, number>>,
+  recent: readonly string[],
+  t: number,
+  seed: number,
+): unknown[] {
+  const minute = Math.floor(t / 60_000);
+  return Object.entries(shares).map(([id, most], k) => ({
+    id,
+    data_points: recent.map((x, i) => ({
+      x,
+      y: Math.floor((most + 1) * noise(seed, minute - 59 + i, 61 + k)),
+    })),
+  }));
+}
+
 /** One instance's stats at time t, shaped as the Developer API's QStashStats. */
 function statsBody(instance: DemoQstashInstance, origin: number, t: number, seed: number): unknown {
   const now = new Date(t);
@@ -42,18 +66,18 @@ function statsBody(instance: DemoQstashInstance, origin: number, t: number, seed
   const recent = Array.from({ length: 60 }, (_, i) => formatGoTime(t - (59 - i) * 60_000, '426'));
   return {
     days: days.map((_, d) => DAY_NAMES[new Date(monthStart + d * DAY).getUTCDay()]),
-    daily_requests: days.map((d) => ({ x: d.x, y: d.requests, workflow_message: 0, workflow_run: 0 })),
+    daily_requests: days.map((d) => ({
+      x: d.x,
+      y: d.requests,
+      workflow_message: Math.round(d.requests * 0.05),
+      workflow_run: Math.round(d.requests * 0.01),
+    })),
     daily_billings: days.map((d) => ({ x: d.x, y: dollars(d.requests) })),
     daily_bandwidths: days.map((d) => ({ x: d.x, y: d.requests * 2048 })),
     daily_used: recent.map((x, i) => ({ x, y: Math.round(5 + 10 * noise(seed, i, 41)) })),
-    daily_used_workflow: recent.map((x) => ({ x, y: 0 })),
-    daily_qstash_messages: [
-      {
-        id: 'delivered',
-        data_points: recent.map((x, i) => ({ x, y: Math.round(4 + 8 * noise(seed, i, 43)) })),
-      },
-    ],
-    daily_workflow_messages: [],
+    daily_used_workflow: recent.map((x, i) => ({ x, y: Math.round(2 * noise(seed, i, 53)) })),
+    daily_qstash_messages: outcomes(QSTASH_OUTCOMES, recent, t, seed ^ hashString(instance.id)),
+    daily_workflow_messages: outcomes(WORKFLOW_OUTCOMES, recent, t, seed ^ hashString(`${instance.id}/wf`)),
     dlq_message_count: dlq,
     daily_bandwidth_used: recent.map((x, i) => ({ x, y: Math.round(10_000 * noise(seed, i, 47)) })),
     total_monthly_billing: round(

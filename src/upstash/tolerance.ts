@@ -73,12 +73,41 @@ export function optionalNumbers<K extends string>(fields: readonly K[]): Record<
   >;
 }
 
+/**
+ * An on/off setting: a boolean, or `"true"`/`"false"` as Upstash sends some of them; anything else
+ * is a value of the wrong type.
+ */
+export const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((text) => text === 'true')]);
+
+/** An optional setting ({@link optional} of {@link flag}), absent when missing. */
+const optionalFlag = optional(flag);
+
+/** The schema shape of optional settings `fields` (a listing's switches), for a `z.object`. */
+export function optionalFlags<K extends string>(fields: readonly K[]): Record<K, typeof optionalFlag> {
+  return Object.fromEntries(fields.map((field) => [field, optionalFlag])) as Record<K, typeof optionalFlag>;
+}
+
 /** The fields among `fields` that `entry` has a number for. */
 export function presentNumbers<K extends string>(
   entry: Readonly<Partial<Record<K, number | undefined>>>,
   fields: readonly K[],
 ): Partial<Record<K, number>> {
-  const out: Partial<Record<K, number>> = {};
+  return present(entry, fields);
+}
+
+/** The fields among `fields` that `entry` has a setting for. */
+export function presentFlags<K extends string>(
+  entry: Readonly<Partial<Record<K, boolean | undefined>>>,
+  fields: readonly K[],
+): Partial<Record<K, boolean>> {
+  return present(entry, fields);
+}
+
+function present<K extends string, V>(
+  entry: Readonly<Partial<Record<K, V | undefined>>>,
+  fields: readonly K[],
+): Partial<Record<K, V>> {
+  const out: Partial<Record<K, V>> = {};
   for (const field of fields) {
     const value = entry[field];
     if (value !== undefined) out[field] = value;

@@ -146,6 +146,7 @@ describe('qstashUserSamples and qstashStatsSamples', () => {
           type: 'paid',
           state: 'active',
           limits: { max_requests_per_day: 1e6, max_message_size: 1_048_576, budget: 0 },
+          features: {},
         },
       ]),
     );
@@ -157,17 +158,94 @@ describe('qstashUserSamples and qstashStatsSamples', () => {
     ]);
   });
 
+  it('the limits of 9.1 in base units, and each setting as 1 or 0 under its feature label', () => {
+    const out = lines(
+      qstashUserSamples('main', [
+        {
+          id: 'q-1',
+          region: 'eu-central-1',
+          type: 'paid',
+          state: 'active',
+          limits: {
+            max_requests_per_day_hard: 1000,
+            max_bandwidth_per_second: 1_048_576,
+            max_parallelism: 2,
+            max_endpoints_per_topic: 100,
+            max_retries: 3,
+            max_dlq_retention_time_milis: 259_200_000,
+            max_delay: 604_800,
+            timeout: 900,
+          },
+          features: { prod_pack_enabled: false, prometheus_enabled: true, active: true },
+        },
+      ]),
+    );
+    expect(out.slice(1)).toEqual([
+      'upstash_qstash_max_requests_per_day_hard{account="main",qstash_id="q-1"} 1000',
+      'upstash_qstash_max_bandwidth_bytes_per_second{account="main",qstash_id="q-1"} 1048576',
+      'upstash_qstash_max_parallelism_per_endpoint{account="main",qstash_id="q-1"} 2',
+      'upstash_qstash_max_endpoints_per_url_group{account="main",qstash_id="q-1"} 100',
+      'upstash_qstash_max_retries{account="main",qstash_id="q-1"} 3',
+      'upstash_qstash_dlq_retention_seconds{account="main",qstash_id="q-1"} 259200',
+      'upstash_qstash_max_delay_seconds{account="main",qstash_id="q-1"} 604800',
+      'upstash_qstash_max_request_timeout_seconds{account="main",qstash_id="q-1"} 900',
+      'upstash_qstash_feature_enabled{account="main",qstash_id="q-1",feature="prod_pack"} 0',
+      'upstash_qstash_feature_enabled{account="main",qstash_id="q-1",feature="native_prometheus"} 1',
+      'upstash_qstash_feature_enabled{account="main",qstash_id="q-1",feature="active"} 1',
+    ]);
+  });
+
   it('stats fields as they are, only those present', () => {
     expect(
       lines(
         qstashStatsSamples('main', 'q-1', {
           values: { dlq_message_count: 4, daily_requests: 420 },
+          states: {},
           rejected: [],
-        }),
+        }).samples,
       ),
     ).toEqual([
       'upstash_qstash_dlq_messages{account="main",qstash_id="q-1"} 4',
       'upstash_qstash_daily_requests{account="main",qstash_id="q-1"} 420',
     ]);
+  });
+
+  it('hourly sums, workflow figures and one series per state, as many as there are', () => {
+    const { samples, dropped } = qstashStatsSamples('main', 'q-1', {
+      values: { daily_used: 60, daily_used_workflow: 0, workflow_run: 2, workflow_message: 9 },
+      states: {
+        daily_qstash_messages: new Map([
+          ['delivered', 50],
+          ['failed', 0],
+        ]),
+        daily_workflow_messages: new Map([['canceled', 1]]),
+      },
+      rejected: [],
+    });
+    expect(dropped).toBe(0);
+    expect(lines(samples)).toEqual([
+      'upstash_qstash_requests_last_hour{account="main",qstash_id="q-1"} 60',
+      'upstash_qstash_workflow_requests_last_hour{account="main",qstash_id="q-1"} 0',
+      'upstash_qstash_daily_workflow_runs{account="main",qstash_id="q-1"} 2',
+      'upstash_qstash_daily_workflow_messages{account="main",qstash_id="q-1"} 9',
+      'upstash_qstash_messages_last_hour{account="main",qstash_id="q-1",state="delivered"} 50',
+      'upstash_qstash_messages_last_hour{account="main",qstash_id="q-1",state="failed"} 0',
+      'upstash_qstash_workflow_messages_last_hour{account="main",qstash_id="q-1",state="canceled"} 1',
+    ]);
+  });
+
+  it('at most 20 states per metric: the largest sums kept, the others counted as dropped', () => {
+    const states = new Map(Array.from({ length: 23 }, (_, i) => [`state-${i}`, i] as const));
+    const { samples, dropped } = qstashStatsSamples('main', 'q-1', {
+      values: {},
+      states: { daily_qstash_messages: states, daily_workflow_messages: states },
+      rejected: [],
+    });
+    expect(dropped).toBe(6);
+    const kept = samples
+      .filter((s) => s.metric.name === 'upstash_qstash_messages_last_hour')
+      .map((s) => s.value)
+      .sort((a, b) => a - b);
+    expect(kept).toEqual(Array.from({ length: 20 }, (_, i) => i + 3));
   });
 });
