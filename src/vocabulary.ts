@@ -11,7 +11,7 @@ import type { Api } from './upstash/client.js';
  * name here without a source module.
  */
 export const SOURCE_NAMES = {
-  qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism'],
+  qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism', 'dlq', 'workflow_dlq'],
   management: ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'],
 } as const satisfies Record<Api, readonly string[]>;
 export type SourceName<A extends Api = Api> = (typeof SOURCE_NAMES)[A][number];
@@ -110,6 +110,8 @@ export interface Limits {
   readonly maxCommandsPerDatabase: number;
   readonly maxQueues: number;
   readonly maxSchedules: number;
+  /** Pages of 100 messages read per poll of a dead-letter queue (`dlq`, `workflow_dlq`). */
+  readonly maxDlqPages: number;
 }
 
 /** Which of `total` processes sharing one configuration this is (0-based `shard`). */

@@ -61,6 +61,33 @@ describe('PollPlan', () => {
     expect(groups[1]?.cron).toBe(HOURLY.cron);
   });
 
+  // The DLQs page on the entry's dlq_interval (config resolution gives both sources that schedule).
+  test('a source with a schedule of its own runs in its own poll group; the others on the entry interval', async () => {
+    const DLQ = { cron: '0 */5 * * * *', intervalMs: 300_000 };
+    const { groups } = await setUp((config) => ({
+      ...config,
+      qstash: config.qstash.map((account) => ({
+        ...account,
+        sources: ['queues', 'dlq', 'workflow_dlq'],
+        sourceSchedules: { dlq: DLQ, workflow_dlq: DLQ },
+      })),
+    }));
+    expect(shape(groups).slice(0, 3)).toEqual([
+      ['qstash/eu', 1000, ['queues/eu/']],
+      ['qstash/eu/dlq', 300_000, ['dlq/eu/']],
+      ['qstash/eu/workflow_dlq', 300_000, ['workflow_dlq/eu/']],
+    ]);
+    const { groups: plain } = await setUp((config) => ({
+      ...config,
+      qstash: config.qstash.map((account) => ({
+        ...account,
+        sources: ['queues'],
+        sourceSchedules: { dlq: DLQ, workflow_dlq: DLQ },
+      })),
+    }));
+    expect(shape(plain).map(([key]) => key)).toEqual(['qstash/eu', 'management/main']);
+  });
+
   test('a schedule of its own for a source the entry does not poll makes no group', async () => {
     const { groups } = await setUp((config) => ({
       ...config,

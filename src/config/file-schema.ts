@@ -255,6 +255,8 @@ const qstashEntry = z
       .optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
+    // The DLQs' own schedule (paging one costs up to max_dlq_pages requests): `schedule` does not cover it.
+    dlq_interval: interval.optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.qstash))
   .transform(withSchedule(DEFAULTS.qstashInterval));
@@ -339,6 +341,7 @@ export const fileSchema = z.strictObject(
         max_commands_per_database: count(1).optional(),
         max_queues: count(1).optional(),
         max_schedules: count(1).optional(),
+        max_dlq_pages: count(1).pipe(z.number().max(100, 'must be at most 100')).optional(),
       })
       .optional(),
     qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),

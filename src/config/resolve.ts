@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describeFsError, type ConfigProblem } from './errors.js';
 import { SECRET_KEYS, type FileConfig, type ManagementEntry, type QstashEntry } from './file-schema.js';
+import { scheduleFromInterval, type Schedule } from './schedule.js';
 import { Secret, secretProblem } from './secret.js';
 import {
   DEFAULTS,
@@ -59,6 +60,7 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
         file.limits?.max_commands_per_database ?? DEFAULTS.limits.maxCommandsPerDatabase,
       maxQueues: file.limits?.max_queues ?? DEFAULTS.limits.maxQueues,
       maxSchedules: file.limits?.max_schedules ?? DEFAULTS.limits.maxSchedules,
+      maxDlqPages: file.limits?.max_dlq_pages ?? DEFAULTS.limits.maxDlqPages,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),
@@ -85,12 +87,15 @@ function qstashAccount(
 ): QstashAccount | undefined {
   const token = secretFrom(entry.token, entry.token_file, `${at}.token_file`, files, problems);
   if (token === undefined) return undefined;
+  // The default is a valid interval, so this cannot be an error.
+  const dlqSchedule = entry.dlq_interval ?? (scheduleFromInterval(DEFAULTS.dlqInterval) as Schedule);
   return {
     name: entry.name,
     url: trimSlash(entry.url ?? DEFAULTS.qstashUrl),
     token,
     schedule: entry.schedule,
     sources: entry.sources ?? QSTASH_SOURCES,
+    sourceSchedules: { dlq: dlqSchedule, workflow_dlq: dlqSchedule },
   };
 }
 

@@ -18,7 +18,7 @@ export function summarizeConfig(config: Config): string {
   ];
   for (const account of config.qstash) {
     lines.push(
-      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)`,
+      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${dlqSummary(account)}`,
     );
   }
   for (const account of config.management) {
@@ -37,6 +37,17 @@ function databaseSummary(account: Config['management'][number]): string {
     ...(account.exclude.length > 0 ? [`exclude ${account.exclude.join(', ')}`] : []),
   ];
   return `databases discovered${filters.length > 0 ? ` (${filters.join('; ')})` : ' (all)'}`;
+}
+
+/** When an entry's DLQ sources run (`dlq_interval`), when it lists any. */
+function dlqSummary(account: Config['qstash'][number]): string {
+  const schedule = account.sourceSchedules?.dlq ?? account.sourceSchedules?.workflow_dlq;
+  if (
+    schedule === undefined ||
+    !account.sources.some((source) => source === 'dlq' || source === 'workflow_dlq')
+  )
+    return '';
+  return `, dlq_interval every ${schedule.intervalMs / 1000}s`;
 }
 
 /** Which metric families /metrics shows, as the summary says it. */

@@ -88,6 +88,8 @@ export const DEFAULTS = {
   managementUrl: 'https://api.upstash.com',
   qstashInterval: '30s',
   managementInterval: '60s',
+  /** The `dlq` and `workflow_dlq` sources' own interval: paging a DLQ costs up to max_dlq_pages requests. */
+  dlqInterval: '5m',
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
   limits: {
     maxFlowControlKeys: 1000,
@@ -95,6 +97,7 @@ export const DEFAULTS = {
     maxCommandsPerDatabase: 100,
     maxQueues: 1000,
     maxSchedules: 1000,
+    maxDlqPages: 10,
   },
   envAccount: 'default',
 } as const;

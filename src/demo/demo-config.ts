@@ -10,6 +10,8 @@ export function demoConfig(url: string, base: CommonSettings): Config {
   // Short intervals, so the demo visibly moves within a minute.
   const schedule = scheduleFromInterval('5s') as Schedule;
   const statsSchedule = scheduleFromInterval('10s') as Schedule;
+  // Paging the DLQs every 30 s, not every 5 minutes: the demo should move.
+  const dlqSchedule = scheduleFromInterval('30s') as Schedule;
   return {
     ...base,
     http: DEFAULTS.http,
@@ -21,6 +23,7 @@ export function demoConfig(url: string, base: CommonSettings): Config {
         token: new Secret(DEMO_QSTASH_TOKEN),
         schedule,
         sources: QSTASH_SOURCES,
+        sourceSchedules: { dlq: dlqSchedule, workflow_dlq: dlqSchedule },
       },
     ],
     management: [

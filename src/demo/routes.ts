@@ -1,4 +1,5 @@
 import { databasesEndpoint } from './databases.js';
+import { dlqEndpoint, workflowDlqEndpoint } from './dlq.js';
 import { flowControlEndpoint } from './flow-control.js';
 import { globalParallelismEndpoint } from './global-parallelism.js';
 import { qstashStatsEndpoint } from './qstash-stats.js';
@@ -24,6 +25,8 @@ export const ENDPOINTS = [
   globalParallelismEndpoint,
   qstashUsersEndpoint,
   qstashStatsEndpoint,
+  dlqEndpoint,
+  workflowDlqEndpoint,
 ] as const;
 
 /** The Upstash operations the simulator serves. */

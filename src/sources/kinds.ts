@@ -1,6 +1,7 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import type { SourceName } from '../vocabulary.js';
 import { databases } from './databases.js';
+import { dlq, workflowDlq } from './dlq.js';
 import { flowControl } from './flow-control.js';
 import { globalParallelism } from './global-parallelism.js';
 import { qstashStats } from './qstash-stats.js';
@@ -25,6 +26,8 @@ export const SOURCE_KINDS = [
   globalParallelism,
   qstashUsers,
   qstashStats,
+  dlq,
+  workflowDlq,
 ] as const;
 
 /**

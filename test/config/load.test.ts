@@ -121,7 +121,7 @@ describe('precedence of listen address and log level: flag > file > default', ()
 });
 
 describe('env-only mode', () => {
-  test('QSTASH_TOKEN alone enables all five QStash sources for account default, every 30s', () => {
+  test('QSTASH_TOKEN alone enables all seven QStash sources for account default, every 30s (the DLQs every 5m)', () => {
     const config = fromEnv({ QSTASH_TOKEN: 'qs-secret' });
     expect(config.origin).toBe('environment');
     expect(config.management).toEqual([]);
@@ -136,8 +136,12 @@ describe('env-only mode', () => {
       'queues',
       'schedules',
       'global_parallelism',
+      'dlq',
+      'workflow_dlq',
     ]);
     expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
+    const dlq = { cron: '0 */5 * * * *', intervalMs: 300_000 };
+    expect(account!.sourceSchedules).toEqual({ dlq, workflow_dlq: dlq });
     expect(config.http).toEqual({
       timeoutMs: 10_000,
       retries: 2,
@@ -150,6 +154,7 @@ describe('env-only mode', () => {
       maxCommandsPerDatabase: 100,
       maxQueues: 1000,
       maxSchedules: 1000,
+      maxDlqPages: 10,
     });
   });
 
@@ -295,6 +300,7 @@ limits:
   max_url_groups: 20
   max_queues: 30
   max_schedules: 40
+  max_dlq_pages: 25
 qstash:
   - name: eu
     url: https://qstash-eu.example.com/
@@ -304,6 +310,7 @@ qstash:
   - name: us
     token_file: secrets/qstash-us
     schedule: "0 */5 * * * *"
+    dlq_interval: 15m
 management:
   - name: main
     url: http://127.0.0.1:8080
@@ -338,6 +345,7 @@ management:
       maxCommandsPerDatabase: 100,
       maxQueues: 30,
       maxSchedules: 40,
+      maxDlqPages: 25,
     });
 
     const [eu, us] = config.qstash;
@@ -348,8 +356,20 @@ management:
     expect(eu!.schedule).toEqual({ cron: '*/15 * * * * *', intervalMs: 15_000 });
     expect(us!.url).toBe('https://qstash.upstash.io');
     expect(us!.token.reveal()).toBe('us-secret');
-    expect(us!.sources).toEqual(['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism']);
+    expect(us!.sources).toEqual([
+      'flow_control',
+      'url_groups',
+      'queues',
+      'schedules',
+      'global_parallelism',
+      'dlq',
+      'workflow_dlq',
+    ]);
     expect(us!.schedule).toEqual({ cron: '0 */5 * * * *', intervalMs: 300_000 });
+    const usDlq = { cron: '0 */15 * * * *', intervalMs: 900_000 };
+    expect(us!.sourceSchedules).toEqual({ dlq: usDlq, workflow_dlq: usDlq });
+    expect(eu!.sourceSchedules?.dlq?.intervalMs).toBe(300_000);
+    expect(eu!.sourceSchedules?.workflow_dlq?.intervalMs).toBe(300_000);
 
     const [main] = config.management;
     expect(main).toMatchObject({
@@ -379,6 +399,7 @@ management:
       maxCommandsPerDatabase: 100,
       maxQueues: 1000,
       maxSchedules: 1000,
+      maxDlqPages: 10,
     });
     expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
     expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
@@ -534,6 +555,7 @@ management:
       'http.max_response_size',
       'http.retries',
       'limits.max_commands_per_database',
+      'limits.max_dlq_pages',
       'limits.max_flow_control_keys',
       'limits.max_queues',
       'limits.max_schedules',
@@ -646,7 +668,7 @@ management:
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: [flowcontrol]\n'))),
     ).toEqual([
-      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism',
+      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism, dlq, workflow_dlq',
     ]);
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: []\n'))),
@@ -676,6 +698,25 @@ management:
     ]);
     expect(lines(configError(() => fromYaml(`${base}    sources: [redis_stats]\n`)))).toEqual([
       'management[0].databases: is required when the databases source is not polled (it discovers the databases)',
+    ]);
+  });
+
+  test('dlq_interval follows the rules of interval; limits.max_dlq_pages is from 1 to 100', () => {
+    expect(
+      lines(
+        configError(() =>
+          fromYaml(
+            'limits:\n  max_dlq_pages: 101\nqstash:\n  - name: a\n    token: t\n    dlq_interval: 7m\n  - name: b\n    token: t\n    dlq_interval: soon\n',
+          ),
+        ),
+      ),
+    ).toEqual([
+      'limits.max_dlq_pages: must be at most 100',
+      'qstash[0].dlq_interval: must be an interval cron can express evenly: a divisor of 60s (1s, 2s, … 30s), of 60m (1m, 2m, … 30m) or of 24h (1h, 2h, … 24h); use `schedule` for anything else',
+      'qstash[1].dlq_interval: must be a duration like 30s, 5m or 1h',
+    ]);
+    expect(lines(configError(() => fromYaml(`limits:\n  max_dlq_pages: 0\n${MINIMAL}`)))).toEqual([
+      'limits.max_dlq_pages: must be at least 1',
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFlowControl } from '../../src/upstash/flow-control.js';
 import type { Sample } from '../../src/metrics/sample.js';
+import { dlqSamples } from '../../src/sources/dlq.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { globalParallelismSamples } from '../../src/sources/global-parallelism.js';
 import { qstashStatsSamples } from '../../src/sources/qstash-stats.js';
@@ -247,5 +248,59 @@ describe('qstashUserSamples and qstashStatsSamples', () => {
       .map((s) => s.value)
       .sort((a, b) => a - b);
     expect(kept).toEqual(Array.from({ length: 20 }, (_, i) => i + 3));
+  });
+});
+
+describe('dlqSamples', () => {
+  const LIMITS = {
+    maxFlowControlKeys: 10,
+    maxUrlGroups: 1,
+    maxCommandsPerDatabase: 10,
+    maxQueues: 2,
+    maxSchedules: 10,
+    maxDlqPages: 10,
+  };
+
+  it('size, completeness, oldest message and the counts by queue, URL group and status; a message without the field is not counted there', () => {
+    const { samples, dropped } = dlqSamples(
+      'eu',
+      'dlq',
+      {
+        messages: [
+          { queueName: 'a', topicName: 'g', responseStatus: 500, createdAt: 1_700_000_060_000 },
+          { queueName: 'a', responseStatus: 500, createdAt: 1_700_000_000_000 },
+          { queueName: 'b', topicName: 'h' },
+          { queueName: 'c', topicName: 'h', responseStatus: 404 },
+          { queueName: 'c' },
+        ],
+        complete: false,
+        pages: 10,
+      },
+      LIMITS,
+    );
+    const out = lines(samples);
+    // What the caps left out (queue b, URL group g) counts as truncated label values.
+    expect(dropped).toBe(2);
+    expect(out).toEqual([
+      'upstash_qstash_dlq_scanned_messages{account="eu"} 5',
+      'upstash_qstash_dlq_scan_complete{account="eu"} 0',
+      'upstash_qstash_dlq_oldest_message_timestamp_seconds{account="eu"} 1700000000',
+      // max_queues 2: the two largest, ties by name.
+      'upstash_qstash_dlq_messages_by_queue{account="eu",queue="a"} 2',
+      'upstash_qstash_dlq_messages_by_queue{account="eu",queue="c"} 2',
+      // max_url_groups 1.
+      'upstash_qstash_dlq_messages_by_url_group{account="eu",url_group="h"} 2',
+      'upstash_qstash_dlq_messages_by_response_status{account="eu",code="500"} 2',
+      'upstash_qstash_dlq_messages_by_response_status{account="eu",code="404"} 1',
+    ]);
+  });
+
+  it('an empty workflow DLQ: zero messages, complete, no oldest and no groups', () => {
+    expect(
+      lines(dlqSamples('eu', 'workflow_dlq', { messages: [], complete: true, pages: 1 }, LIMITS).samples),
+    ).toEqual([
+      'upstash_qstash_workflow_dlq_scanned_messages{account="eu"} 0',
+      'upstash_qstash_workflow_dlq_scan_complete{account="eu"} 1',
+    ]);
   });
 });
