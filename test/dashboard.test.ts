@@ -216,10 +216,11 @@ describe('grafana/dashboards/upstash.json', () => {
       'QStash',
       'QStash queues and schedules',
       'QStash limits',
+      'QStash delivery',
       'Redis $database_id',
       'Redis databases',
     ]);
-    expect(rows[4]?.repeat).toBe('database_id');
+    expect(rows[5]?.repeat).toBe('database_id');
   });
 
   it('uses $__rate_interval for every range it rates over, and no other range', () => {

@@ -20,27 +20,31 @@ function requestsOn(instance: DemoQstashInstance, dayStart: number, t: number, s
   return Math.round(limit * dayFactor * fraction);
 }
 
-/** Outcome ids and their share of a minute's messages (at most): mostly delivered, a few failing. */
-const QSTASH_OUTCOMES = { delivered: 40, retry: 2, failed: 1, error: 1 } as const;
-const WORKFLOW_OUTCOMES = { delivered: 8, failed: 1 } as const;
+/**
+ * Outcome ids and the messages of each per minute on average: mostly delivered, a few retried,
+ * failed or errored (about 2.5 %, under the failure alert's 5 %); a workflow failure now and then.
+ */
+const QSTASH_OUTCOMES = { delivered: 30, retry: 1, failed: 0.5, error: 0.3 } as const;
+const WORKFLOW_OUTCOMES = { delivered: 4, failed: 0.02 } as const;
 
 /**
  * The last hour's points of each outcome, moving with the minute: `{id, data_points}` as Upstash
- * sends `daily_qstash_messages`.
+ * sends `daily_qstash_messages`. A point is drawn between 0 and twice the rate and rounded up or
+ * down at random, so it averages the rate, fractions included.
  */
 function outcomes(
-  shares: Readonly<Record<string, number>>,
+  rates: Readonly<Record<string, number>>,
   recent: readonly string[],
   t: number,
   seed: number,
 ): unknown[] {
   const minute = Math.floor(t / 60_000);
-  return Object.entries(shares).map(([id, most], k) => ({
+  return Object.entries(rates).map(([id, rate], k) => ({
     id,
-    data_points: recent.map((x, i) => ({
-      x,
-      y: Math.floor((most + 1) * noise(seed, minute - 59 + i, 61 + k)),
-    })),
+    data_points: recent.map((x, i) => {
+      const at = minute - 59 + i;
+      return { x, y: Math.floor(2 * rate * noise(seed, at, 61 + k) + noise(seed, at, 71 + k)) };
+    }),
   }));
 }
 
