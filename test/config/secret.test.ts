@@ -76,6 +76,10 @@ management:
       /^management main: .*email ops@example\.com, api_key <redacted>, sources databases, redis_stats, qstash_users, qstash_stats, databases db-1, db-2/m,
     );
     expect(summary).toContain('schedule "0 */5 * * * *" (every 300s)');
+    // The DLQ sources, on by default, and when they run.
+    expect(summary).toMatch(/^qstash eu: .*sources .*dlq, workflow_dlq, .*, dlq_interval every 300s$/m);
+    // On the one line of every limit (main's summary), with its default.
+    expect(summary).toMatch(/^limits: .*\bmax_dlq_pages 10(,|$)/m);
     expect(summary.endsWith('\n')).toBe(true);
   });
 
