@@ -85,17 +85,28 @@ export interface DlqScan {
   readonly rejected: readonly string[];
 }
 
-/** Where to read a DLQ, and how many pages at most. */
-export type DlqTarget = Target & { readonly maxPages: number };
+/**
+ * The least time a read may page for, whatever its deadline: a start-up poll's deadline is the next
+ * tick of its schedule, which may be a moment away, and must not fail a DLQ that takes three pages.
+ */
+export const MIN_PAGING_MS = 60_000;
+
+/** Where to read a DLQ, how many pages at most, and (for tests) the least time it may page for. */
+export type DlqTarget = Target & { readonly maxPages: number; readonly minPagingMs?: number };
 
 /**
  * Reads a dead-letter queue page by page (`count=100`, then the `cursor` each page gives) until a
  * page comes without a cursor or `maxPages` pages were read. A cursor seen before would loop:
  * `invalid_response`. Any failed page fails the whole read (no partial result), and no page starts
- * after the target's deadline (`timeout`): the read is bounded in requests and in time.
+ * after the target's deadline, or {@link MIN_PAGING_MS} after the start when that is later
+ * (`timeout`): the read is bounded in requests and in time.
  */
 export async function fetchDlq(client: UpstashClient, list: DlqList, target: DlqTarget): Promise<DlqScan> {
   const { path } = DLQ_LISTS[list];
+  const stopAt =
+    target.deadline === undefined
+      ? undefined
+      : Math.max(target.deadline, Date.now() + (target.minPagingMs ?? MIN_PAGING_MS));
   const base = `${target.baseUrl}${path}?count=${DLQ_PAGE_SIZE}`;
   const seen = new Set<string>();
   const messages: DlqMessage[] = [];
@@ -103,7 +114,7 @@ export async function fetchDlq(client: UpstashClient, list: DlqList, target: Dlq
   let cursor: string | undefined;
   for (let pages = 0; pages < target.maxPages; pages++) {
     const url = cursor === undefined ? base : `${base}&cursor=${encodeURIComponent(cursor)}`;
-    if (pages > 0 && target.deadline !== undefined && Date.now() >= target.deadline)
+    if (pages > 0 && stopAt !== undefined && Date.now() >= stopAt)
       throw new UpstashError(
         'timeout',
         `Paging stopped at the poll's deadline after ${pages} pages: GET ${target.baseUrl}${path}`,

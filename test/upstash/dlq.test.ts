@@ -30,12 +30,13 @@ async function setUp(options: SimulatorOptions = {}) {
   });
   running.push(sim);
   const client = new UpstashClient({ timeoutMs: 2000, retries: 0, concurrency: 2, userAgent: 'test' });
-  const read = (list: DlqList, maxPages = 10, deadline?: number) =>
+  const read = (list: DlqList, maxPages = 10, deadline?: number, minPagingMs?: number) =>
     fetchDlq(client, list, {
       baseUrl: sim.url,
       credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } },
       maxPages,
       deadline,
+      ...(minPagingMs !== undefined && { minPagingMs }),
     });
   return { sim, paths, read };
 }
@@ -118,9 +119,16 @@ describe('fetchDlq', () => {
 
   test('no page starts after the deadline: the read fails as a timeout', async () => {
     const { read, paths } = await setUp();
-    const error = await failure(read('dlq', 10, Date.now() - 1));
+    const error = await failure(read('dlq', 10, Date.now() - 1, 0));
     expect(error.reason).toBe('timeout');
     expect(paths).toHaveLength(1);
+  });
+
+  test('a deadline a moment away (a start-up poll just before a tick) still leaves a minute to page', async () => {
+    const { read, paths } = await setUp();
+    const scan = await read('dlq', 10, Date.now() - 1);
+    expect(scan.complete).toBe(true);
+    expect(paths.length).toBeGreaterThan(2);
   });
 
   // A message field of the wrong type follows the one tolerance rule of listings (contract 6.3): it
