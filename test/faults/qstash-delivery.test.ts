@@ -207,6 +207,30 @@ describe('QStash delivery (issue 20) through the exporter', () => {
     expect(h.sim.requests('dlq') + h.sim.requests('workflow_dlq')).toBeGreaterThanOrEqual(2 * polls - 2);
   });
 
+  test('a grouping over its cap keeps the largest and counts the rest as truncated label values', async () => {
+    const h = await start({ limits: { maxQueues: 1, maxUrlGroups: 1 } });
+    const s = await eventually('the DLQ polled', async () => {
+      const { samples } = await h.scrape();
+      return up(samples, DLQ_LABELS) === 1 ? samples : undefined;
+    });
+    const messages = await allMessages(h, '/v2/dlq');
+    const queues = countBy(messages, (m) => m.queueName);
+    const groups = countBy(messages, (m) => m.topicName);
+    const largest = (counts: Map<string, number>): number => Math.max(...counts.values());
+    const kept = (metric: string) => s.filter((x) => x.name === metric).map((x) => x.value);
+    expect(kept('upstash_qstash_dlq_messages_by_queue')).toEqual([largest(queues)]);
+    expect(kept('upstash_qstash_dlq_messages_by_url_group')).toEqual([largest(groups)]);
+    // Each finished poll of the frozen DLQ leaves the same values out (a poll may be in flight).
+    const perPoll = queues.size - 1 + groups.size - 1;
+    const polls = valueOf(s, 'upstash_exporter_polls_total', DLQ_LABELS)!;
+    const truncated = valueOf(s, 'upstash_exporter_label_values_truncated_total', DLQ_LABELS)!;
+    expect(perPoll).toBeGreaterThan(1);
+    expect(truncated % perPoll).toBe(0);
+    expect(truncated).toBeGreaterThanOrEqual(perPoll);
+    expect(truncated).toBeLessThanOrEqual(polls * perPoll);
+    expect(valueOf(s, 'upstash_exporter_label_values_truncated_total', WORKFLOW_LABELS)).toBe(0);
+  });
+
   test('a failed middle page or a repeated cursor fails the poll and keeps the last good values', async () => {
     const h = await start({ intervalSeconds: 1 });
     const healthy = await eventually('the DLQ polled', async () => {
