@@ -142,20 +142,18 @@ export class Dlq implements Endpoint {
   }
 }
 
-/** QStash `GET /v2/dlq`, paged by `count` and `cursor`. */
-export const dlqEndpoint = defineEndpoint({
-  name: 'dlq',
-  credential: 'bearer',
-  match: matchPath('/v2/dlq'),
-  oversizeFrame: ['{"messages":[],"padding":"', '"}'],
-  create: (ctx: EndpointContext) => new Dlq(ctx, 'dlq'),
-});
+/** The route of a dead-letter queue: GET `path`, paged by `count` and `cursor`. */
+function dlqRoute<const Name extends DlqRoute>(name: Name, path: string) {
+  return defineEndpoint({
+    name,
+    credential: 'bearer',
+    match: matchPath(path),
+    oversizeFrame: ['{"messages":[],"padding":"', '"}'],
+    create: (ctx: EndpointContext) => new Dlq(ctx, name),
+  });
+}
 
+/** QStash `GET /v2/dlq`. */
+export const dlqEndpoint = dlqRoute('dlq', '/v2/dlq');
 /** Upstash Workflow's `GET /v2/workflows/dlq`, paged the same way. */
-export const workflowDlqEndpoint = defineEndpoint({
-  name: 'workflow_dlq',
-  credential: 'bearer',
-  match: matchPath('/v2/workflows/dlq'),
-  oversizeFrame: ['{"messages":[],"padding":"', '"}'],
-  create: (ctx: EndpointContext) => new Dlq(ctx, 'workflow_dlq'),
-});
+export const workflowDlqEndpoint = dlqRoute('workflow_dlq', '/v2/workflows/dlq');

@@ -49,6 +49,16 @@ const lines = (error: ConfigError): string[] =>
   error.problems.map((p) => (p.path === '' ? p.message : `${p.path}: ${p.message}`));
 
 const MINIMAL = 'qstash:\n  - name: eu\n    token: t0ken\n';
+/** A QStash entry's sources by default: all of section 6 and the two DLQs, in this order. */
+const ALL_QSTASH_SOURCES = [
+  'flow_control',
+  'url_groups',
+  'queues',
+  'schedules',
+  'global_parallelism',
+  'dlq',
+  'workflow_dlq',
+];
 
 describe('precedence of listen address and log level: flag > file > default', () => {
   test('defaults when neither the file nor a flag says anything', () => {
@@ -130,15 +140,7 @@ describe('env-only mode', () => {
     expect(account!.name).toBe('default');
     expect(account!.url).toBe('https://qstash.upstash.io');
     expect(account!.token.reveal()).toBe('qs-secret');
-    expect(account!.sources).toEqual([
-      'flow_control',
-      'url_groups',
-      'queues',
-      'schedules',
-      'global_parallelism',
-      'dlq',
-      'workflow_dlq',
-    ]);
+    expect(account!.sources).toEqual(ALL_QSTASH_SOURCES);
     expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
     const dlq = { cron: '0 */5 * * * *', intervalMs: 300_000 };
     expect(account!.sourceSchedules).toEqual({ dlq, workflow_dlq: dlq });
@@ -356,15 +358,7 @@ management:
     expect(eu!.schedule).toEqual({ cron: '*/15 * * * * *', intervalMs: 15_000 });
     expect(us!.url).toBe('https://qstash.upstash.io');
     expect(us!.token.reveal()).toBe('us-secret');
-    expect(us!.sources).toEqual([
-      'flow_control',
-      'url_groups',
-      'queues',
-      'schedules',
-      'global_parallelism',
-      'dlq',
-      'workflow_dlq',
-    ]);
+    expect(us!.sources).toEqual(ALL_QSTASH_SOURCES);
     expect(us!.schedule).toEqual({ cron: '0 */5 * * * *', intervalMs: 300_000 });
     const usDlq = { cron: '0 */15 * * * *', intervalMs: 900_000 };
     expect(us!.sourceSchedules).toEqual({ dlq: usDlq, workflow_dlq: usDlq });

@@ -138,14 +138,13 @@ describe('globalParallelismSamples', () => {
 });
 
 describe('qstashUserSamples and qstashStatsSamples', () => {
+  const INSTANCE = { id: 'q-1', region: 'eu-central-1', type: 'paid', state: 'active' };
+
   it('one info series per instance and each limit it has', () => {
     const out = lines(
       qstashUserSamples('main', [
         {
-          id: 'q-1',
-          region: 'eu-central-1',
-          type: 'paid',
-          state: 'active',
+          ...INSTANCE,
           limits: { max_requests_per_day: 1e6, max_message_size: 1_048_576, budget: 0 },
           features: {},
         },
@@ -163,10 +162,7 @@ describe('qstashUserSamples and qstashStatsSamples', () => {
     const out = lines(
       qstashUserSamples('main', [
         {
-          id: 'q-1',
-          region: 'eu-central-1',
-          type: 'paid',
-          state: 'active',
+          ...INSTANCE,
           limits: {
             max_requests_per_day_hard: 1000,
             max_bandwidth_per_second: 1_048_576,
