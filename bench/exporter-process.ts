@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from '../src/demo/simulator.js';
-import type { State } from './states.js';
+import { BENCH_QSTASH_SOURCES, type State } from './states.js';
 
 /** The built exporter, as `npm start` runs it. */
 export const EXPORTER_MAIN = resolveMain();
@@ -82,6 +82,7 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
       `    url: ${options.simulatorUrl}`,
       `    token: ${DEMO_QSTASH_TOKEN}`,
       `    interval: ${interval}`,
+      `    sources: [${BENCH_QSTASH_SOURCES.join(', ')}]`,
       'management:',
       '  - name: bench',
       `    url: ${options.simulatorUrl}`,

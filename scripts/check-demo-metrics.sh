@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts `npm run demo`, waits until every source has been polled, and runs `promtool check metrics`
 # on its /metrics (text format): any finding fails. Also checks that every metric name of the
-# contract is there.
+# contract is there, and those of CONTRACT-v0.3.md delivered so far.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -50,6 +50,18 @@ done
 # Every metric name of the contract is served by the demo (the `_omitted` counts at zero).
 missing=()
 for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT.md 2>/dev/null | tr -d '`' | sort -u) "${v03_delivered[@]}"; do
+  grep -q "^$name[{ ]" <<<"$body" || missing+=("$name")
+done
+# And the part of v0.3 (CONTRACT-v0.3.md, section 9) that has landed: its QStash names (9.1's
+# qstash_stats and qstash_users figures, 9.3's DLQs), the DLQ families it writes with `…`, by name.
+v03_qstash=$(grep -o '`upstash_qstash_[a-z0-9_]*`' ../shared/CONTRACT-v0.3.md 2>/dev/null | tr -d '`' | sort -u)
+v03_dlq="upstash_qstash_dlq_scanned_messages upstash_qstash_dlq_scan_complete
+  upstash_qstash_dlq_oldest_message_timestamp_seconds upstash_qstash_dlq_messages_by_queue
+  upstash_qstash_dlq_messages_by_url_group upstash_qstash_dlq_messages_by_response_status
+  upstash_qstash_workflow_dlq_scanned_messages upstash_qstash_workflow_dlq_scan_complete
+  upstash_qstash_workflow_dlq_oldest_message_timestamp_seconds
+  upstash_qstash_workflow_dlq_messages_by_response_status"
+for name in $v03_qstash $v03_dlq; do
   grep -q "^$name[{ ]" <<<"$body" || missing+=("$name")
 done
 [ "${#missing[@]}" -eq 0 ] || fail "the demo does not serve: ${missing[*]}"

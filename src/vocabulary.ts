@@ -11,7 +11,7 @@ import type { Api } from './upstash/client.js';
  * name here without a source module.
  */
 export const SOURCE_NAMES = {
-  qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism'],
+  qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism', 'dlq', 'workflow_dlq'],
   management: [
     'databases',
     'redis_stats',
@@ -32,11 +32,11 @@ export type ApiOf<Name extends SourceName> = {
 
 /**
  * The schedules an entry has besides its interval, per API, and the sources that run on each: a
- * source too costly to poll every interval (a database's backups) runs on one, its units in a poll
- * group of their own. The entry sets each as `<name>_interval`.
+ * source too costly to poll every interval (a database's backups, a DLQ read page by page) runs on
+ * one, its units in a poll group of their own. The entry sets each as `<name>_interval`.
  */
 export const OWN_SCHEDULES = {
-  qstash: {},
+  qstash: { dlq: ['dlq', 'workflow_dlq'] },
   management: { backups: ['redis_backups'] },
 } as const satisfies { [A in Api]: Readonly<Record<string, readonly SourceName<A>[]>> };
 export type OwnSchedule<A extends Api = Api> = A extends Api
@@ -120,6 +120,11 @@ export interface PollResult {
    */
   readonly rejectedFields?: readonly string[];
   /**
+   * Label values a cap left out (the `state`s of qstash_stats beyond 20, the DLQ groupings beyond
+   * theirs), counted with the values cut to length in upstash_exporter_label_values_truncated_total.
+   */
+  readonly labelValuesDropped?: number;
+  /**
    * What the poll learnt for other units (a listing's IDs): the poller runs it after it has
    * recorded this poll's success, and only if the unit is still the one configured (a poll that a
    * reload or a removal overtook carries the old configuration: its news is dropped).
@@ -196,6 +201,8 @@ export interface Limits {
   readonly maxSchedules: number;
   /** Vector indexes, and Search indexes, polled per account (the first by name). */
   readonly maxIndexes: number;
+  /** Pages of 100 messages read per poll of a dead-letter queue (`dlq`, `workflow_dlq`). */
+  readonly maxDlqPages: number;
 }
 
 /** Which of `total` processes sharing one configuration this is (0-based `shard`). */

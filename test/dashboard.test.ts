@@ -183,10 +183,11 @@ describe('grafana/dashboards/upstash.json', () => {
       'QStash',
       'QStash queues and schedules',
       'QStash limits',
+      'QStash delivery',
       'Redis $database_id',
       'Redis databases',
     ]);
-    expect(rows[4]?.repeat).toBe('database_id');
+    expect(rows[5]?.repeat).toBe('database_id');
   });
 
   it('shows the backups and settings of the databases (contract 9.1 and 9.3)', () => {

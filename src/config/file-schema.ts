@@ -248,7 +248,7 @@ const withOwnSchedules =
       ownSchedules(api).map((name) => [
         name,
         // The defaults are valid intervals, so this parse cannot throw.
-        entry[`${name}_interval`] ?? interval.parse(DEFAULTS.ownIntervals[name as OwnSchedule]),
+        entry[`${name}_interval`] ?? interval.parse(DEFAULTS.ownIntervals[name]),
       ]),
     ) as Record<OwnSchedule<A>, Schedule>,
   });
@@ -379,6 +379,7 @@ export const fileSchema = z.strictObject(
         max_queues: count(1).optional(),
         max_schedules: count(1).optional(),
         max_indexes: count(1).optional(),
+        max_dlq_pages: count(1).pipe(z.number().max(100, 'must be at most 100')).optional(),
       })
       .optional(),
     qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),

@@ -60,6 +60,7 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
       maxQueues: file.limits?.max_queues ?? DEFAULTS.limits.maxQueues,
       maxSchedules: file.limits?.max_schedules ?? DEFAULTS.limits.maxSchedules,
       maxIndexes: file.limits?.max_indexes ?? DEFAULTS.limits.maxIndexes,
+      maxDlqPages: file.limits?.max_dlq_pages ?? DEFAULTS.limits.maxDlqPages,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),

@@ -31,8 +31,7 @@ export interface QstashAccount {
   readonly token: Secret;
   readonly schedule: Schedule;
   readonly sources: readonly QstashSourceName[];
-  /** When the sources on a schedule of their own run (`<name>_interval`; none yet for QStash). */
-  // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- empty until QStash has an own schedule (OWN_SCHEDULES), which then needs no other change here
+  /** When the sources on a schedule of their own run (`dlq_interval`: `dlq`, `workflow_dlq`). */
   readonly ownSchedules: PerOwnSchedule<'qstash', Schedule>;
 }
 
@@ -99,8 +98,11 @@ export const DEFAULTS = {
   managementUrl: 'https://api.upstash.com',
   qstashInterval: '30s',
   managementInterval: '60s',
-  /** Each own schedule's interval (`<name>_interval`): backups change daily at most. */
-  ownIntervals: { backups: '1h' } satisfies Record<OwnSchedule, string>,
+  /**
+   * Each own schedule's interval (`<name>_interval`): backups change daily at most; paging a DLQ
+   * costs up to max_dlq_pages requests (CONTRACT-v0.3 9.2).
+   */
+  ownIntervals: { backups: '1h', dlq: '5m' } satisfies Record<OwnSchedule, string>,
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
   limits: {
     maxFlowControlKeys: 1000,
@@ -109,6 +111,7 @@ export const DEFAULTS = {
     maxQueues: 1000,
     maxSchedules: 1000,
     maxIndexes: 1000,
+    maxDlqPages: 10,
   },
   envAccount: 'default',
 } as const;

@@ -21,7 +21,8 @@ export function demoConfig(url: string, base: CommonSettings): Config {
         token: new Secret(DEMO_QSTASH_TOKEN),
         schedule,
         sources: QSTASH_SOURCES,
-        ownSchedules: {},
+        // Paging the DLQs every 30 s, not every 5 minutes: the demo should move.
+        ownSchedules: { dlq: scheduleFromInterval('30s') as Schedule },
       },
     ],
     management: [

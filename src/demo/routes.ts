@@ -1,4 +1,5 @@
 import { databasesEndpoint } from './databases.js';
+import { dlqEndpoint, workflowDlqEndpoint } from './dlq.js';
 import { flowControlEndpoint } from './flow-control.js';
 import { globalParallelismEndpoint } from './global-parallelism.js';
 import { searchIndexesEndpoint, vectorIndexesEndpoint } from './index-listings.js';
@@ -32,6 +33,8 @@ export const ENDPOINTS = [
   vectorStatsEndpoint,
   searchIndexesEndpoint,
   searchStatsEndpoint,
+  dlqEndpoint,
+  workflowDlqEndpoint,
 ] as const;
 
 /** The Upstash operations the simulator serves. */

@@ -3,6 +3,7 @@ import type { EndpointContext } from './endpoint.js';
 import { FaultTable } from './faults.js';
 import type { Fault } from './faults.js';
 import { databasesByIds } from './fleet.js';
+import type { DlqBehaviour } from './dlq.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 import type { GlobalParallelismBody } from './global-parallelism.js';
 import type { DemoIndex, IndexProduct } from './indexes.js';
@@ -33,6 +34,8 @@ export {
 } from './fleet.js';
 export { NO_LIMIT } from './databases.js';
 export { DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
+export { DEMO_DLQ_CALLER_IP, DEMO_DLQ_SECRET } from './dlq.js';
+export type { DlqBehaviour } from './dlq.js';
 export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
 export type { GlobalParallelismBody } from './global-parallelism.js';
 export { DEMO_QSTASH_INSTANCES } from './qstash-instances.js';
@@ -129,6 +132,8 @@ export interface Simulator {
   setIndexes(product: IndexProduct, indexes: readonly DemoIndex[]): void;
   /** Serve these backups for one database; `null` goes back to generated ones. */
   setBackups(databaseId: string, backups: readonly DemoBackup[] | null): void;
+  /** Make a dead-letter queue misbehave page by page, or hold a given number of messages; `null` restores it. */
+  setDlq(list: 'dlq' | 'workflow_dlq', behaviour: DlqBehaviour | null): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;
   /** Listen again on the same port after {@link Simulator.stop}, keeping all state. */
@@ -211,6 +216,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setQstashInstances: (instances) => {
       registries.qstashInstances.replace(instances);
+    },
+    setDlq: (list, behaviour) => {
+      endpoints[list].setOverride(behaviour);
     },
     stop: () => server.stop(),
     async restart() {

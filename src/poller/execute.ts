@@ -64,7 +64,7 @@ function recordSuccess(state: UnitState, polled: PollResult, started: number, en
   if (outlet !== undefined) {
     const { samples, truncated } = limitSampleLabels(polled.samples);
     outlet.series.replace(state.unit.id, samples);
-    outlet.metrics.labelValuesTruncated(labels, truncated);
+    outlet.metrics.labelValuesTruncated(labels, truncated + (polled.labelValuesDropped ?? 0));
     reportRejected(state, polled.rejectedFields ?? [], env);
     const finished = env.now();
     const duration = (finished - started) / 1000;

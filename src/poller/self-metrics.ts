@@ -103,7 +103,7 @@ export function createSelfMetrics(
   }).set(build.sharding?.total ?? 1);
   const truncated = new Counter({
     name: 'upstash_exporter_label_values_truncated_total',
-    help: `Label values of polled series rewritten to a head, "~" and a hash of the whole value: cut to ${MAX_LABEL_VALUE_LENGTH} characters, or repaired (invalid UTF-16), counted once per value and poll (count).`,
+    help: `Label values of polled series rewritten to a head, "~" and a hash of the whole value: cut to ${MAX_LABEL_VALUE_LENGTH} characters, or repaired (invalid UTF-16), counted once per value and poll; also the label values a cap left out: the state values of qstash_stats beyond 20, a DLQ grouping's beyond its cap (count).`,
     labelNames: HEALTH_LABELS,
     registers,
   });

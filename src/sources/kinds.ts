@@ -1,6 +1,7 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import type { SourceName } from '../vocabulary.js';
 import { databases } from './databases.js';
+import { dlq, workflowDlq } from './dlq.js';
 import { flowControl } from './flow-control.js';
 import { globalParallelism } from './global-parallelism.js';
 import { searchIndexes, vectorIndexes } from './index-listing.js';
@@ -33,6 +34,8 @@ export const SOURCE_KINDS = [
   vectorStats,
   searchIndexes,
   searchStats,
+  dlq,
+  workflowDlq,
 ] as const;
 
 /**

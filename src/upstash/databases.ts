@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { number, optional, optionalNumbers, presentFields } from './tolerance.js';
+import { number, optional, optionalFlags, optionalNumbers, presentFields } from './tolerance.js';
 
 /**
  * One Redis database as the listing describes it: only the fields we export. The listing also
@@ -53,10 +53,6 @@ export const DATABASE_LIMIT_FIELDS = [
 export type DatabaseLimitField = (typeof DATABASE_LIMIT_FIELDS)[number];
 
 const text = optional(z.string());
-// Upstash sends some switches as booleans and others as "true"/"false".
-const flag = optional(
-  z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]),
-);
 
 // z.object strips unknown keys, so `password`, `rest_token`, `read_only_rest_token` and every other
 // field we do not name here never reach the parsed object (nor, through it, any log or series).
@@ -71,10 +67,7 @@ const database = z.object({
   replicas: optional(number),
   read_regions: optional(z.array(z.unknown())),
   ...optionalNumbers(DATABASE_LIMIT_FIELDS),
-  ...(Object.fromEntries(DATABASE_FEATURE_FIELDS.map((field) => [field, flag])) as Record<
-    DatabaseFeatureField,
-    typeof flag
-  >),
+  ...optionalFlags(DATABASE_FEATURE_FIELDS),
 });
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { optional, optionalNumbers, presentFields } from './tolerance.js';
+import { optional, optionalFlags, optionalNumbers, presentFields } from './tolerance.js';
 
 /** The plan limits of a QStash instance the exporter exports, by Upstash field name. */
 export const QSTASH_LIMIT_FIELDS = [
@@ -14,8 +14,20 @@ export const QSTASH_LIMIT_FIELDS = [
   'max_global_parallelism',
   'max_message_size',
   'budget',
+  'max_requests_per_day_hard',
+  'max_bandwidth_per_second',
+  'max_parallelism',
+  'max_endpoints_per_topic',
+  'max_retries',
+  'max_dlq_retention_time_milis',
+  'max_delay',
+  'timeout',
 ] as const;
 export type QstashLimitField = (typeof QSTASH_LIMIT_FIELDS)[number];
+
+/** The on/off settings of a QStash instance: a boolean, or `"true"`/`"false"` as some are sent. */
+export const QSTASH_FEATURE_FIELDS = ['prod_pack_enabled', 'prometheus_enabled', 'active'] as const;
+export type QstashFeatureField = (typeof QSTASH_FEATURE_FIELDS)[number];
 
 /**
  * One QStash instance as the management API lists it, without its credentials: the body carries
@@ -28,6 +40,8 @@ export interface QstashInstance {
   readonly state: string;
   /** The limits Upstash sent as numbers; one missing or of another type is absent. */
   readonly limits: Partial<Record<QstashLimitField, number>>;
+  /** The settings sent as a boolean or its text; one missing or of another type is absent. */
+  readonly features: Partial<Record<QstashFeatureField, boolean>>;
 }
 
 const text = optional(z.string());
@@ -40,6 +54,7 @@ const entry = z.object({
   type: text,
   state: text,
   ...optionalNumbers(QSTASH_LIMIT_FIELDS),
+  ...optionalFlags(QSTASH_FEATURE_FIELDS),
 });
 
 /** Parses the QStash instance listing (an array); throws on any other shape, never quoting a value. */
@@ -54,6 +69,7 @@ export function parseQstashUsers(json: unknown, url = 'qstash/users'): Promise<L
       type: e.type ?? '',
       state: e.state ?? '',
       limits: presentFields(e, QSTASH_LIMIT_FIELDS),
+      features: presentFields(e, QSTASH_FEATURE_FIELDS),
     }),
   });
 }

@@ -111,9 +111,12 @@ export interface Listing<T> {
 export interface ListingShape<S extends z.ZodType<object>, T> {
   /** One entry: its key field strict, the others read by `optional` (tolerance.ts). */
   readonly entry: S;
-  /** The key field's name (for messages) and its value: unique, or the listing is invalid. */
-  readonly keyField: string;
-  readonly key: (entry: z.output<S>) => string;
+  /**
+   * The key field's name (for messages) and its value: unique, or the listing is invalid. A list whose
+   * entries are only counted, never named (a DLQ page's messages), has neither.
+   */
+  readonly keyField?: string;
+  readonly key?: (entry: z.output<S>) => string;
   /** The entry as the exporter keeps it, its rejected optional fields absent. */
   readonly toEntry: (entry: Tolerated<z.output<S>>) => T;
   /** Where the entries are in the body, and their path for messages; a bare array when not given. */
@@ -133,7 +136,8 @@ export async function parseListing<S extends z.ZodType<object>, T>(
   const fail = responseFailure(url);
   const { list, at } = shape.list?.(json, fail) ?? { list: arrayBody(json, fail), at: '' };
   const parsed = await parseEntriesInSlices(list, shape.entry, at, fail);
-  assertUnique(parsed, shape.key, shape.keyField, fail);
+  if (shape.key !== undefined && shape.keyField !== undefined)
+    assertUnique(parsed, shape.key, shape.keyField, fail);
   const rejected = new Set<string>();
   const entries = parsed.map((entry) => shape.toEntry(tolerated(entry, rejected)));
   return { entries, rejected: [...rejected] };

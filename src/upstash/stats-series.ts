@@ -13,6 +13,8 @@ export interface Point {
   readonly at: bigint;
   readonly x: string;
   readonly y: number;
+  /** The point as sent, for the figures some series carry beside `y` (see {@link StatsBody.figure}). */
+  readonly sent: Readonly<Record<string, unknown>>;
 }
 
 /** Why a field is rejected alone: its value, or one of its points, has the wrong type. */
@@ -62,7 +64,10 @@ export class StatsBody<F extends string> {
    * rejects it (then it is named in {@link rejected}).
    */
   field<T>(name: F, read: (value: unknown) => T | undefined): T | undefined {
-    const value = this.#body[name];
+    return this.#read(name, this.#body[name], read);
+  }
+
+  #read<T>(name: F, value: unknown, read: (value: unknown) => T | undefined): T | undefined {
     if (value === null || value === undefined) return undefined;
     try {
       return read(value);
@@ -94,9 +99,32 @@ export class StatsBody<F extends string> {
 
   /** The value of the latest point of series field `name`; its time counts for {@link newestMs}. */
   series(name: F): number | undefined {
+    return this.latestOf(name)?.y;
+  }
+
+  /** The latest point of series field `name` ({@link latest}); its time counts for {@link newestMs}. */
+  latestOf(name: F): Point | undefined {
     const point = this.field(name, (points) => this.latest(points));
     if (point !== undefined) this.seen(point);
-    return point?.y;
+    return point;
+  }
+
+  /**
+   * The sum of the usable points of series field `name` (a count over the last hour, one point a
+   * minute): 0 when none is usable; the newest counts for {@link newestMs}.
+   */
+  sum(name: F): number | undefined {
+    const usable = this.field(name, (points) => this.#usable(points));
+    if (usable?.latest !== undefined) this.seen(usable.latest);
+    return usable?.sum;
+  }
+
+  /**
+   * Figure `key` of `point` besides its `y` (a latest point that carries more than one count), read
+   * as a number field: named `name` in {@link rejected} when it has the wrong type.
+   */
+  figure(point: Point, key: string, name: F): number | undefined {
+    return this.#read(name, point.sent[key], (value) => (isNumber(value) ? value : rejectField()));
   }
 
   /**
@@ -106,8 +134,19 @@ export class StatsBody<F extends string> {
    * the whole series: throws, for {@link field} to catch.
    */
   latest(points: unknown): Point | undefined {
+    return this.#usable(points).latest;
+  }
+
+  /** The sum of the usable points of `points`, by the rule of {@link latest}; 0 when none is. */
+  sumOf(points: unknown): number {
+    return this.#usable(points).sum;
+  }
+
+  /** One walk of a series by the rule of {@link latest}: its latest usable point and their sum. */
+  #usable(points: unknown): { latest: Point | undefined; sum: number } {
     if (!Array.isArray(points)) rejectField();
     let latest: Point | undefined;
+    let sum = 0;
     for (const p of points as unknown[]) {
       if (typeof p !== 'object' || p === null) rejectField();
       const { x, y } = p as { x?: unknown; y?: unknown };
@@ -115,9 +154,10 @@ export class StatsBody<F extends string> {
       if (typeof x !== 'string' || !isNumber(y)) rejectField();
       const at = this.#time(x);
       if (at > this.#horizon) continue;
-      if (latest === undefined || at > latest.at) latest = { at, x, y };
+      sum += y;
+      if (latest === undefined || at > latest.at) latest = { at, x, y, sent: p as Record<string, unknown> };
     }
-    return latest;
+    return { latest, sum };
   }
 
   /** Counts `point` for {@link newestMs}: a point of a field the caller kept. */

@@ -73,6 +73,20 @@ export function optionalNumbers<K extends string>(fields: readonly K[]): Record<
   >;
 }
 
+/**
+ * An on/off setting: a boolean, or `"true"`/`"false"` as Upstash sends some of them; anything else
+ * is a value of the wrong type.
+ */
+export const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((text) => text === 'true')]);
+
+/** An optional setting ({@link optional} of {@link flag}), absent when missing. */
+const optionalFlag = optional(flag);
+
+/** The schema shape of optional settings `fields` (a listing's switches), for a `z.object`. */
+export function optionalFlags<K extends string>(fields: readonly K[]): Record<K, typeof optionalFlag> {
+  return Object.fromEntries(fields.map((field) => [field, optionalFlag])) as Record<K, typeof optionalFlag>;
+}
+
 /** The fields among `fields` that `entry` has a value for (a listing's limits, its switches). */
 export function presentFields<E extends object, K extends keyof E & string>(
   entry: E,

@@ -61,6 +61,16 @@ const ALL_MANAGEMENT_SOURCES = [
   'search_indexes',
   'search_stats',
 ];
+/** A QStash entry's sources by default: all of section 6 and the two DLQs, in this order. */
+const ALL_QSTASH_SOURCES = [
+  'flow_control',
+  'url_groups',
+  'queues',
+  'schedules',
+  'global_parallelism',
+  'dlq',
+  'workflow_dlq',
+];
 
 describe('precedence of listen address and log level: flag > file > default', () => {
   test('defaults when neither the file nor a flag says anything', () => {
@@ -133,7 +143,7 @@ describe('precedence of listen address and log level: flag > file > default', ()
 });
 
 describe('env-only mode', () => {
-  test('QSTASH_TOKEN alone enables all five QStash sources for account default, every 30s', () => {
+  test('QSTASH_TOKEN alone enables all seven QStash sources for account default, every 30s (the DLQs every 5m)', () => {
     const config = fromEnv({ QSTASH_TOKEN: 'qs-secret' });
     expect(config.origin).toBe('environment');
     expect(config.management).toEqual([]);
@@ -142,14 +152,10 @@ describe('env-only mode', () => {
     expect(account!.name).toBe('default');
     expect(account!.url).toBe('https://qstash.upstash.io');
     expect(account!.token.reveal()).toBe('qs-secret');
-    expect(account!.sources).toEqual([
-      'flow_control',
-      'url_groups',
-      'queues',
-      'schedules',
-      'global_parallelism',
-    ]);
+    expect(account!.sources).toEqual(ALL_QSTASH_SOURCES);
     expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
+    const dlq = { cron: '0 */5 * * * *', intervalMs: 300_000 };
+    expect(account!.ownSchedules).toEqual({ dlq });
     expect(config.http).toEqual({
       timeoutMs: 10_000,
       retries: 2,
@@ -163,6 +169,7 @@ describe('env-only mode', () => {
       maxQueues: 1000,
       maxSchedules: 1000,
       maxIndexes: 1000,
+      maxDlqPages: 10,
     });
   });
 
@@ -308,6 +315,7 @@ limits:
   max_url_groups: 20
   max_queues: 30
   max_schedules: 40
+  max_dlq_pages: 25
 qstash:
   - name: eu
     url: https://qstash-eu.example.com/
@@ -317,6 +325,7 @@ qstash:
   - name: us
     token_file: secrets/qstash-us
     schedule: "0 */5 * * * *"
+    dlq_interval: 15m
 management:
   - name: main
     url: http://127.0.0.1:8080
@@ -352,6 +361,7 @@ management:
       maxQueues: 30,
       maxSchedules: 40,
       maxIndexes: 1000,
+      maxDlqPages: 25,
     });
 
     const [eu, us] = config.qstash;
@@ -362,8 +372,11 @@ management:
     expect(eu!.schedule).toEqual({ cron: '*/15 * * * * *', intervalMs: 15_000 });
     expect(us!.url).toBe('https://qstash.upstash.io');
     expect(us!.token.reveal()).toBe('us-secret');
-    expect(us!.sources).toEqual(['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism']);
+    expect(us!.sources).toEqual(ALL_QSTASH_SOURCES);
     expect(us!.schedule).toEqual({ cron: '0 */5 * * * *', intervalMs: 300_000 });
+    const usDlq = { cron: '0 */15 * * * *', intervalMs: 900_000 };
+    expect(us!.ownSchedules).toEqual({ dlq: usDlq });
+    expect(eu!.ownSchedules.dlq.intervalMs).toBe(300_000);
 
     const [main] = config.management;
     expect(main).toMatchObject({
@@ -394,6 +407,7 @@ management:
       maxQueues: 1000,
       maxSchedules: 1000,
       maxIndexes: 1000,
+      maxDlqPages: 10,
     });
     expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
     expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
@@ -549,6 +563,7 @@ management:
       'http.max_response_size',
       'http.retries',
       'limits.max_commands_per_database',
+      'limits.max_dlq_pages',
       'limits.max_flow_control_keys',
       'limits.max_indexes',
       'limits.max_queues',
@@ -662,7 +677,7 @@ management:
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: [flowcontrol]\n'))),
     ).toEqual([
-      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism',
+      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism, dlq, workflow_dlq',
     ]);
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: []\n'))),
@@ -716,6 +731,25 @@ management:
     expect(fromYaml(`limits:\n  max_indexes: 5\n${base}`).limits.maxIndexes).toBe(5);
     expect(lines(configError(() => fromYaml(`limits:\n  max_indexes: 0\n${base}`)))).toEqual([
       'limits.max_indexes: must be at least 1',
+    ]);
+  });
+
+  test('dlq_interval follows the rules of interval; limits.max_dlq_pages is from 1 to 100', () => {
+    expect(
+      lines(
+        configError(() =>
+          fromYaml(
+            'limits:\n  max_dlq_pages: 101\nqstash:\n  - name: a\n    token: t\n    dlq_interval: 7m\n  - name: b\n    token: t\n    dlq_interval: soon\n',
+          ),
+        ),
+      ),
+    ).toEqual([
+      'limits.max_dlq_pages: must be at most 100',
+      'qstash[0].dlq_interval: must be an interval cron can express evenly: a divisor of 60s (1s, 2s, … 30s), of 60m (1m, 2m, … 30m) or of 24h (1h, 2h, … 24h); use `schedule` for anything else',
+      'qstash[1].dlq_interval: must be a duration like 30s, 5m or 1h',
+    ]);
+    expect(lines(configError(() => fromYaml(`limits:\n  max_dlq_pages: 0\n${MINIMAL}`)))).toEqual([
+      'limits.max_dlq_pages: must be at least 1',
     ]);
   });
 

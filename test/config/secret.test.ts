@@ -77,19 +77,26 @@ management:
     );
     expect(summary).toContain('schedule "0 */5 * * * *" (every 300s), redis_backups every 3600s');
     expect(summary).toContain('max_indexes 1000');
+    // The DLQ sources, on by default, and when they run.
+    expect(summary).toMatch(
+      /^qstash eu: .*sources .*dlq, workflow_dlq, .*, dlq every 300s, workflow_dlq every 300s$/m,
+    );
+    // On the one line of every limit (main's summary), with its default.
+    expect(summary).toMatch(/^limits: .*\bmax_dlq_pages 10(,|$)/m);
     expect(summary.endsWith('\n')).toBe(true);
   });
 
   test('names every limit the file accepts, with its value, as the file spells it', () => {
     const keys = Object.keys(fileSchema.shape.limits.unwrap().shape);
     expect(keys).toContain('max_schedules');
-    const yaml = `limits:\n${keys.map((key, i) => `  ${key}: ${101 + i}\n`).join('')}qstash:\n  - name: eu\n    token: t\n`;
+    // Values no default has, within every limit's range (max_dlq_pages is at most 100).
+    const yaml = `limits:\n${keys.map((key, i) => `  ${key}: ${2 + i}\n`).join('')}qstash:\n  - name: eu\n    token: t\n`;
     const config = loadConfig({ configFile: '/c.yml', env: {}, readFile: () => yaml });
     const line = summarizeConfig(config)
       .split('\n')
       .find((l) => l.startsWith('limits: '));
     expect(line?.slice('limits: '.length).split(', ').sort()).toEqual(
-      keys.map((key, i) => `${key} ${101 + i}`).sort(),
+      keys.map((key, i) => `${key} ${2 + i}`).sort(),
     );
   });
 

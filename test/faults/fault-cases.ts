@@ -65,6 +65,15 @@ export const SOURCES: readonly SourceCase[] = [
     labels: { source: 'schedules', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_schedules_omitted', labels: { account: 'eu' } },
   },
+  // Every page of a DLQ meets the fault: the first one fails the poll.
+  {
+    labels: { source: 'dlq', account: 'eu', database_id: '', qstash_id: '' },
+    data: { name: 'upstash_qstash_dlq_scanned_messages', labels: { account: 'eu' } },
+  },
+  {
+    labels: { source: 'workflow_dlq', account: 'eu', database_id: '', qstash_id: '' },
+    data: { name: 'upstash_qstash_workflow_dlq_scan_complete', labels: { account: 'eu' } },
+  },
   {
     labels: { source: 'global_parallelism', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_global_parallelism_max', labels: { account: 'eu' } },
@@ -187,6 +196,10 @@ export async function runFaultCase(fault: FaultCase): Promise<number[]> {
       qstashSources: QSTASH_SOURCES,
       managementSources: MANAGEMENT_SOURCES,
     });
+    // One page per DLQ poll: the matrix is about reasons, and every page meets the fault alike
+    // (paging has its own tests), so the DLQs add no more requests than a plain source.
+    h.sim.setDlq('dlq', { messages: 50 });
+    h.sim.setDlq('workflow_dlq', { messages: 50 });
     try {
       return await runCase(h, fault);
     } finally {

@@ -13,6 +13,8 @@ import {
   type QstashSourceName,
 } from '../../src/config/types.js';
 import {
+  DEMO_DLQ_CALLER_IP,
+  DEMO_DLQ_SECRET,
   DEMO_QSTASH_INSTANCES,
   DEMO_SCHEDULE_SECRET,
   DEMO_SEARCH_INDEXES,
@@ -51,6 +53,8 @@ export const SECRET_FORMS = [
   // Any index token, also of indexes a test makes up: the simulator marks them all alike.
   'SIMULATED-INDEX-',
   DEMO_SCHEDULE_SECRET,
+  DEMO_DLQ_SECRET,
+  DEMO_DLQ_CALLER_IP,
 ];
 
 /** A running exporter on loopback, polling a simulator, with its log lines captured. */
@@ -79,6 +83,8 @@ export interface HarnessOptions {
   readonly sim?: SimulatorOptions;
   /** Seconds between polls; the cron ticks on multiples of it. */
   readonly intervalSeconds?: number;
+  /** Seconds between polls of the DLQ sources (`dlq_interval`); default `intervalSeconds`. */
+  readonly dlqIntervalSeconds?: number;
   readonly http?: Partial<HttpSettings>;
   readonly limits?: Partial<Limits>;
   readonly logLevel?: LogLevel;
@@ -106,6 +112,8 @@ export interface HarnessOptions {
 export function testConfig(url: string, options: HarnessOptions = {}): Config {
   const seconds = options.intervalSeconds ?? 1;
   const schedule = { cron: `*/${seconds} * * * * *`, intervalMs: seconds * 1000 };
+  const dlqSeconds = options.dlqIntervalSeconds ?? seconds;
+  const dlqSchedule = { cron: `*/${dlqSeconds} * * * * *`, intervalMs: dlqSeconds * 1000 };
   const qstashAccounts = options.qstashAccounts ?? 1;
   return {
     listenAddress: '127.0.0.1:0',
@@ -131,7 +139,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
       token: new Secret(QSTASH_TOKEN),
       schedule,
       sources: options.qstashSources ?? (['flow_control', 'url_groups'] as const),
-      ownSchedules: {},
+      ownSchedules: { dlq: dlqSchedule },
     })),
     management: [
       {

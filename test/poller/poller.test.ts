@@ -437,6 +437,21 @@ describe('Poller, hostile input', () => {
     expect(await t.text()).not.toContain('fields_rejected_total{');
   });
 
+  it('counts the label values a capped label left out with those cut to length', async () => {
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    t.poller.addUnit('qstash/eu', {
+      id: 'qstash_stats/main/q-1',
+      labels: { source: 'qstash_stats', account: 'main', database_id: '', qstash_id: 'q-1', index_id: '' },
+      poll: async () => Promise.resolve({ samples: [], labelValuesDropped: 3 }),
+    });
+    t.poller.start();
+    await t.poller.settled();
+    const truncated =
+      /^upstash_exporter_label_values_truncated_total\{source="qstash_stats",account="main",database_id="",qstash_id="q-1",index_id=""\} (\d+)$/m;
+    expect(await t.value(truncated)).toBe(3);
+  });
+
   it('spreads a family over the interval after the start-up poll; discovery replaces it whole', async () => {
     const t = setup(() => Promise.resolve(1), 1000);
     running = t.poller;

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import {
   QSTASH_NUMBER_FIELDS,
   QSTASH_SERIES_FIELDS,
+  QSTASH_SUM_FIELDS,
   parseQstashStats,
 } from '../../src/upstash/qstash-stats.js';
 import { INDEX_NUMBER_FIELDS, INDEX_SERIES_FIELDS, parseIndexStats } from '../../src/upstash/index-stats.js';
@@ -114,5 +115,27 @@ describe.each(Object.entries(PARSERS))('%s follows the one series rule', (_, par
         expect(parsed).toMatchObject({ values: {}, rejected: [field] });
       }
     }
+  });
+});
+
+// A sum (QStash's last hour, one point a minute) adds the very points the latest point is chosen
+// from: one rule of what a usable point is, not a second copy of it.
+describe('qstash_stats sums follow the same series rule', () => {
+  test('any series: the sum of its usable points (0 for none), or the whole field rejected alone', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...QSTASH_SUM_FIELDS),
+        fc.array(fc.oneof({ arbitrary: valueOrFuture, weight: 4 }, skipped, malformed), { maxLength: 8 }),
+        (field, cases) => {
+          const parsed = parseQstashStats({ [field]: cases.map((c) => c.point) }, 'stats', NOW_MS);
+          const rejected = cases.some((c) => c.kind === 'malformed');
+          let sum = 0;
+          for (const c of cases) if (c.kind === 'value') sum += c.y;
+          expect(parsed.rejected).toEqual(rejected ? [field] : []);
+          expect(parsed.values).toEqual(rejected ? {} : { [field]: sum });
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -23,6 +23,7 @@ const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 })
     maxQueues: 10,
     maxSchedules: 10,
     maxIndexes: 10,
+    maxDlqPages: 10,
   },
   shard,
   known,

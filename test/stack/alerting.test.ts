@@ -39,10 +39,10 @@ const ACCOUNT = 'stack';
 const GROWING_KEY = 'stack-test-growing';
 const FAST_FOR = '2s';
 /**
- * Sources polled: the five QStash ones, the databases listing, redis_stats and redis_backups per
- * database, qstash_users and one instance's qstash_stats.
+ * Sources polled: the seven QStash ones (the two DLQs included), the databases listing, redis_stats
+ * and redis_backups per database, qstash_users and one instance's qstash_stats.
  */
-const SOURCES = 5 + 1 + 2 * DEMO_DATABASES.length + 2;
+const SOURCES = 7 + 1 + 2 * DEMO_DATABASES.length + 2;
 const FAILING_SCHEDULE = 'scd_stack-test-failing';
 
 /** A schedule as QStash lists it, running every minute; `failed` makes its last run end in FAIL. */

@@ -50,7 +50,11 @@ describe('parseQstashUsers', () => {
           max_global_parallelism: 10,
           max_message_size: 1_048_576,
           budget: 0,
+          max_requests_per_day_hard: 1000,
+          max_endpoints_per_topic: 100,
+          timeout: 900,
         },
+        features: { active: true, prometheus_enabled: false },
       },
     ]);
     expect(parsed.rejected).toEqual([]);
@@ -69,6 +73,14 @@ describe('parseQstashUsers', () => {
     expect(instance!.limits.max_queues).toBeUndefined();
     expect(instance!.limits.max_topics).toBe(1);
     expect(rejected).toEqual(['max_dlq_size']);
+  });
+
+  test('a setting is a boolean or its text; anything else is skipped alone and reported', async () => {
+    const { entries, rejected } = await parseQstashUsers([
+      { ...USER, prod_pack_enabled: 'true', prometheus_enabled: true, active: 'yes' },
+    ]);
+    expect(entries[0]!.features).toEqual({ prod_pack_enabled: true, prometheus_enabled: true });
+    expect(rejected).toEqual(['active']);
   });
 
   test('numbers beyond 2^53 ("no limit") are kept as the float they parse to', async () => {
