@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { plainHttpAccounts } from './config/addresses.js';
-import { ConfigError, formatProblem } from './config/errors.js';
 import type { Config } from './config/types.js';
 import { DataSeries } from './metrics/data-series.js';
 import { familyPredicate } from './metrics/family-filter.js';
 import { PollPlan } from './poll-plan.js';
 import { Poller } from './poller/poller.js';
+import { keepRestartSettings, ReloadQueue } from './reload-queue.js';
 import { createSelfMetrics } from './poller/self-metrics.js';
 import { listen } from './server/listener.js';
 import { createHandler, type ReloadOutcome } from './server/routes.js';
@@ -69,28 +69,8 @@ export function createApp(config: Config, options: AppOptions): App {
   const applyReload = async (next: Config): Promise<void> => {
     web?.reload();
     logger.level = next.logLevel;
-    for (const [setting, runningValue, configured] of [
-      ['listen address', running.listenAddress, next.listenAddress],
-      ['web config file', running.webConfigFile, next.webConfigFile],
-      ['log format', running.logFormat, next.logFormat],
-      ['shard', running.sharding.shard, next.sharding.shard],
-      ['total shards', running.sharding.total, next.sharding.total],
-    ] as const) {
-      if (configured !== runningValue) {
-        logger.warn(
-          { setting, running: runningValue, configured },
-          'this setting needs a restart; keeping the running one',
-        );
-      }
-    }
     warnPlainHttp(next, logger);
-    running = {
-      ...next,
-      listenAddress: running.listenAddress,
-      webConfigFile: running.webConfigFile,
-      logFormat: running.logFormat,
-      sharding: running.sharding,
-    };
+    running = keepRestartSettings(running, next, logger);
     const { groups, retired } = plan.plan(running);
     await poller.reconfigure(groups);
     // Last, so that the next scrape shows all of the reload (and the new metrics.allow and deny).
@@ -99,31 +79,7 @@ export function createApp(config: Config, options: AppOptions): App {
     logger.info({ sources: poller.unitIds.length }, 'configuration reloaded');
   };
 
-  // The one reload queue. stop() waits for the reload in progress: one that finished after stop()
-  // would start polls nobody stops.
-  let stopped = false;
-  let reloading: Promise<ReloadOutcome> = Promise.resolve({ result: 'applied' });
-  let waiting: (() => Config) | undefined;
-
-  /** Runs the reload waiting in the queue, with the configuration its loader reads now. */
-  const runWaiting = async (): Promise<ReloadOutcome> => {
-    const load = waiting;
-    waiting = undefined;
-    if (stopped || load === undefined) return { result: 'stopping' };
-    let loaded: Config;
-    try {
-      loaded = load();
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      logger.error(
-        { problems: error.problems.map(formatProblem) },
-        'configuration invalid; keeping the running one',
-      );
-      return { result: 'invalid', problems: error.problems };
-    }
-    await applyReload(loaded);
-    return { result: 'applied' };
-  };
+  const reloads = new ReloadQueue(applyReload, logger);
   const loadConfig = options.loadConfig ?? (() => running);
 
   const app: App = {
@@ -143,13 +99,12 @@ export function createApp(config: Config, options: AppOptions): App {
       warnPlainHttp(config, logger);
       const address = await listen(server, config.listenAddress, logger);
       logger.info({ address: `${address.address}:${address.port}`, version }, 'listening');
-      if (!stopped) stopWarming = keepWarm(scrapeCache);
+      if (!reloads.stopped) stopWarming = keepWarm(scrapeCache);
       poller.start();
       return address;
     },
     async stop() {
-      stopped = true;
-      await reloading;
+      await reloads.stop();
       stopWarming?.();
       await poller.stop();
       if (server !== undefined) {
@@ -160,14 +115,7 @@ export function createApp(config: Config, options: AppOptions): App {
       await plan.close();
     },
     async reload(next) {
-      const joins = waiting !== undefined;
-      waiting = typeof next === 'function' ? next : () => next;
-      if (joins) return reloading;
-      reloading = reloading.then(runWaiting).catch((error: unknown): ReloadOutcome => {
-        logger.error({ err: error }, 'reload failed');
-        return { result: 'failed' };
-      });
-      return reloading;
+      return reloads.request(next);
     },
   };
   return app;

@@ -6,14 +6,9 @@ import { checkListenAddress } from './addresses.js';
 import { envDocument, envVariable } from './env.js';
 import { ConfigError, describeFsError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
-import {
-  expectedType,
-  fileSchema,
-  MAX_TOTAL_SHARDS,
-  numberKeys,
-  TOO_MANY_SHARDS,
-  zodProblems,
-} from './file-schema.js';
+import { fileSchema, numberKeys } from './file-schema.js';
+import { expectedType, zodProblems } from './schema-problems.js';
+import { MAX_TOTAL_SHARDS, TOO_MANY_SHARDS } from './values.js';
 import { checkSecretFiles, resolveDocument, type Files, type Resolved } from './resolve.js';
 import { parseYaml } from './yaml.js';
 import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, type Config } from './types.js';

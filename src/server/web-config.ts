@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, describeFsError, type ConfigProblem } from '../config/errors.js';
-import { expectedType, zodProblems } from '../config/file-schema.js';
+import { expectedType, zodProblems } from '../config/schema-problems.js';
 import { parseYaml } from '../config/yaml.js';
 
 // The exporter-toolkit web configuration (the `--web.config.file` of node_exporter and friends), so
