@@ -24,13 +24,14 @@ const DATABASES = Array.from({ length: 9 }, (_, i) => `db-shard-${i}`);
 const ACCOUNTS = ['eu', 'us', 'ap'];
 const LISTINGS = new Set<string>(['databases', 'qstash_users', 'vector_indexes', 'search_indexes']);
 // Only the start-up poll is counted: an interval whose tick (cron, on the wall clock) could fall
-// between the processes' start-ups would give one process a poll more than the others.
+// between the processes' start-ups would give one process a poll more than the others. The own
+// schedules too (the DLQs' 5m default did, once, at a five-minute tick).
 const INTERVAL = '1h';
 
 function config(url: string): string {
   return writeConfig(`
 qstash:
-${ACCOUNTS.map((name) => `  - name: ${name}\n    url: ${url}\n    token: ${DEMO_QSTASH_TOKEN}\n    interval: ${INTERVAL}`).join('\n')}
+${ACCOUNTS.map((name) => `  - name: ${name}\n    url: ${url}\n    token: ${DEMO_QSTASH_TOKEN}\n    interval: ${INTERVAL}\n    dlq_interval: ${INTERVAL}`).join('\n')}
 management:
   - name: main
     url: ${url}
@@ -38,6 +39,7 @@ management:
     api_key: ${DEMO_API_KEY}
     databases: [${DATABASES.join(', ')}]
     interval: ${INTERVAL}
+    backups_interval: ${INTERVAL}
 `);
 }
 
