@@ -332,7 +332,16 @@ beforeAll(async () => {
     listen_address: `127.0.0.1:${exporterPort}`,
     log_level: 'warn',
     http: { timeout: '2s', retries: 0 },
-    qstash: [{ name: ACCOUNT, url: sim().url, token: DEMO_QSTASH_TOKEN, schedule: '* * * * * *' }],
+    qstash: [
+      {
+        name: ACCOUNT,
+        url: sim().url,
+        token: DEMO_QSTASH_TOKEN,
+        schedule: '* * * * * *',
+        // The DLQs too, not on their 5m default: a fault must reach every source within seconds.
+        dlq_interval: '1s',
+      },
+    ],
     management: [
       {
         name: ACCOUNT,
@@ -497,6 +506,9 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
         'redis_stats',
         'qstash_users',
         'qstash_stats',
+        'dlq',
+        'workflow_dlq',
+        'redis_backups',
       ]),
     );
     // Nothing else fired: the exporter itself stays up and serves /metrics.
