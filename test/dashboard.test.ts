@@ -1,9 +1,16 @@
 // Lint of the Grafana dashboard: templated data source everywhere, unique panel ids, a unit on every
 // panel, $__rate_interval wherever a query rates, and no query naming a metric the exporter does not
 // export. Whether each query also runs and returns data in a real Prometheus is test/stack's job.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
+import {
+  exportedNames,
+  metricNamesIn,
+  recordingRuleNames,
+  root,
+  ruleGroups,
+  selectorsIn,
+} from './helpers/promql.js';
 
 interface DataSourceRef {
   type?: string;
@@ -44,7 +51,6 @@ interface Dashboard {
   templating: { list: Variable[] };
 }
 
-const root = new URL('../', import.meta.url);
 const dashboardFile = new URL('grafana/dashboards/upstash.json', root);
 const dashboard = JSON.parse(readFileSync(dashboardFile, 'utf8')) as Dashboard;
 
@@ -61,95 +67,6 @@ const targets = queryPanels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel
 function variableQuery(v: Variable): string {
   return typeof v.query === 'string' ? v.query : (v.query?.query ?? '');
 }
-
-// ---------------------------------------------------------------------------------------------------
-// Which metric names exist: what the exporter really prints (the e2e golden file) when it exists,
-// else the public contract; plus the recording rules of prometheus/alerts.yml.
-
-const PROMQL_KEYWORDS = new Set([
-  'by',
-  'without',
-  'on',
-  'ignoring',
-  'group_left',
-  'group_right',
-  'and',
-  'or',
-  'unless',
-  'bool',
-  'offset',
-  'atan2',
-  'inf',
-  'nan',
-]);
-
-/** Metric names in the exposition text (sample lines and `# TYPE` lines). */
-function namesFromExposition(text: string): Set<string> {
-  const names = new Set<string>();
-  for (const line of text.split('\n')) {
-    const type = /^# TYPE (\S+) /.exec(line);
-    if (type?.[1]) names.add(type[1]);
-    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]/.exec(line);
-    if (sample?.[1]) names.add(sample[1]);
-  }
-  return names;
-}
-
-/** Metric names that the contract promises: every back-quoted `upstash_…` name. */
-function namesFromContract(text: string): Set<string> {
-  return new Set([...text.matchAll(/`(upstash_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
-}
-
-function exportedNames(): { names: Set<string>; from: string } {
-  const golden = new URL('test/fixtures/e2e-output.txt', root);
-  if (existsSync(golden))
-    return { names: namesFromExposition(readFileSync(golden, 'utf8')), from: golden.pathname };
-  const contract = new URL('../shared/CONTRACT.md', root);
-  if (existsSync(contract))
-    return { names: namesFromContract(readFileSync(contract, 'utf8')), from: contract.pathname };
-  throw new Error(
-    `cannot tell which metrics the exporter exports: neither ${golden.pathname} nor ${contract.pathname} exists`,
-  );
-}
-
-function recordingRuleNames(): Set<string> {
-  const rules = parseYaml(readFileSync(new URL('prometheus/alerts.yml', root), 'utf8')) as {
-    groups: { rules: { record?: string }[] }[];
-  };
-  return new Set(rules.groups.flatMap((g) => g.rules.flatMap((r) => (r.record ? [r.record] : []))));
-}
-
-/**
- * The metric names a PromQL expression selects. Strings, label matchers, ranges, grouping label lists
- * and function names are taken out first; what is left that looks like a name is a metric.
- */
-function metricNamesIn(expr: string): string[] {
-  const stripped = expr
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
-    .replace(/\{[^}]*\}/g, ' ')
-    .replace(/\[[^\]]*\]/g, ' ')
-    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
-  const names: string[] = [];
-  for (const m of stripped.matchAll(/(?<![\w.$:])([A-Za-z_:][\w:]*)(\s*\()?/g)) {
-    const [, name, call] = m;
-    if (name === undefined || call !== undefined || PROMQL_KEYWORDS.has(name.toLowerCase())) continue;
-    names.push(name);
-  }
-  return names;
-}
-
-/** Every `name{…}` or bare `name` selector in an expression, with its matcher text. */
-function selectorsIn(expr: string): { name: string; matchers: string }[] {
-  const out: { name: string; matchers: string }[] = [];
-  const known = new Set(metricNamesIn(expr));
-  for (const m of expr.matchAll(/(?<![\w.$:"])([A-Za-z_:][\w:]*)\s*(\{[^}]*\})?/g)) {
-    const [, name, matchers] = m;
-    if (name !== undefined && known.has(name)) out.push({ name, matchers: matchers ?? '' });
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------------
 
 describe('grafana/dashboards/upstash.json', () => {
   it('is a Grafana 10+ dashboard with a stable uid and the five template variables', () => {
@@ -270,10 +187,7 @@ describe('grafana/dashboards/upstash.json', () => {
   it('has rules in prometheus/alerts.yml that name only exported or recorded metrics (and up)', () => {
     const { names: exported, from } = exportedNames();
     const known = new Set([...exported, ...recordingRuleNames(), 'up']);
-    const rules = parseYaml(readFileSync(new URL('prometheus/alerts.yml', root), 'utf8')) as {
-      groups: { rules: { record?: string; alert?: string; expr: string }[] }[];
-    };
-    const unknown = rules.groups
+    const unknown = ruleGroups()
       .flatMap((g) => g.rules)
       .flatMap((r) => metricNamesIn(r.expr).map((n) => ({ rule: r.alert ?? r.record ?? '?', n })))
       .filter(({ n }) => !known.has(n))
