@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { HEALTH_LABELS, UNIT_KINDS } from '../src/vocabulary.js';
-import { metricNamesIn, root, ruleGroups, selectorsIn, type Rule } from './helpers/promql.js';
+import { exportedLabels, metricNamesIn, root, ruleGroups, selectorsIn, type Rule } from './helpers/promql.js';
 
 const run = promisify(execFile);
 
@@ -40,20 +40,6 @@ const NAMES: Record<string, { label: string; from: string[] }> = {
   },
 };
 const ID_LABELS = Object.keys(NAMES);
-
-/** The label names each metric of the exporter's golden /metrics carries. */
-function exportedLabels(): Map<string, Set<string>> {
-  const text = readFileSync(new URL('test/fixtures/e2e-output.txt', root), 'utf8');
-  const labels = new Map<string, Set<string>>();
-  for (const m of text.matchAll(/^([a-zA-Z_:][\w:]*)\{([^}]*)\}/gm)) {
-    const [, name, body] = m;
-    if (name === undefined || body === undefined) continue;
-    const set = labels.get(name) ?? new Set<string>();
-    for (const l of body.matchAll(/([a-zA-Z_]\w*)="/g)) set.add(l[1] ?? '');
-    labels.set(name, set);
-  }
-  return labels;
-}
 
 /** The label names an expression's series may carry: those of its metrics, recorded ones resolved. */
 function labelsOf(expr: string, known: Map<string, Set<string>>, seen = new Set<string>()): Set<string> {

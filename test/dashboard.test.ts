@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  exportedLabels,
   exportedNames,
   metricNamesIn,
   recordingRuleNames,
@@ -20,6 +21,7 @@ interface DataSourceRef {
 interface Target {
   refId?: string;
   expr?: string;
+  legendFormat?: string;
   datasource?: DataSourceRef;
 }
 
@@ -41,6 +43,7 @@ interface Variable {
   query?: string | { query?: string };
   datasource?: DataSourceRef;
   definition?: string;
+  regex?: string;
 }
 
 interface Dashboard {
@@ -79,8 +82,22 @@ describe('grafana/dashboards/upstash.json', () => {
       const v = vars.get(name);
       expect(v?.type, name).toBe('query');
       expect(v?.datasource, name).toEqual(TEMPLATED);
-      expect(variableQuery(v!), name).toMatch(/^label_values\(/);
     }
+    for (const name of ['job', 'account', 'database']) {
+      expect(variableQuery(vars.get(name)!), name).toMatch(/^label_values\(/);
+    }
+  });
+
+  it('chooses databases by name: the database_id variable shows each name, its value the ID', () => {
+    const v = dashboard.templating.list.find((x) => x.name === 'database_id')!;
+    expect(variableQuery(v)).toMatch(
+      /^query_result\(max by \(database_id, database_name\) \(upstash_redis_database_info\{[^}]*database_name=~"\$database"\}\)\)$/,
+    );
+    // Grafana's named groups: `text` is what the drop-down and ${database_id:text} show, `value` what
+    // $database_id becomes in the queries. query_result prints the labels in alphabetical order.
+    const regex = new RegExp((v.regex ?? '').replace(/^\/|\/$/g, ''));
+    const line = '{database_id="db-1", database_name="cache-prod"} 1 1700000000000';
+    expect(regex.exec(line)?.groups).toEqual({ value: 'db-1', text: 'cache-prod' });
   });
 
   it('takes its data source from the datasource variable in every panel, query and variable', () => {
@@ -133,10 +150,35 @@ describe('grafana/dashboards/upstash.json', () => {
       'QStash',
       'QStash queues and schedules',
       'QStash limits',
-      'Redis $database_id',
+      'Redis ${database_id:text}',
       'Redis databases',
     ]);
     expect(rows[4]?.repeat).toBe('database_id');
+  });
+
+  it('names databases and QStash instances: no title shows an ID, no legend an ID without its name', () => {
+    const wrong: string[] = [];
+    for (const p of panels) {
+      if (/\$\{?database_id(?!:text)/.test(p.title ?? '')) wrong.push(`title "${p.title}"`);
+    }
+    const carried = exportedLabels();
+    for (const t of targets) {
+      const legend = t.legendFormat ?? '';
+      if (legend.includes('{{database_id}}') && !legend.includes('{{database_name}}')) {
+        wrong.push(`${t.panel} ${t.refId}: legend ${legend}`);
+      }
+      if (legend.includes('{{qstash_id}}') && !legend.includes('{{region}}')) {
+        wrong.push(`${t.panel} ${t.refId}: legend ${legend}`);
+      }
+      // Series of QStash instances, unaggregated, are told apart in the legend (two instances of an
+      // account would otherwise look the same).
+      const aggregated = /\b(by|without)\s*\(/.test((t.expr ?? '').split(' * on ')[0] ?? '');
+      const perInstance = metricNamesIn(t.expr ?? '').some((n) => carried.get(n)?.has('qstash_id'));
+      if (perInstance && !aggregated && !legend.includes('{{qstash_id}}')) {
+        wrong.push(`${t.panel} ${t.refId}: QStash instances not told apart (${legend})`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('uses $__rate_interval for every range it rates over, and no other range', () => {

@@ -106,3 +106,17 @@ export function selectorsIn(expr: string): { name: string; matchers: string }[] 
   }
   return out;
 }
+
+/** The label names each metric of the exporter's golden /metrics carries. */
+export function exportedLabels(): Map<string, Set<string>> {
+  const text = readFileSync(new URL('test/fixtures/e2e-output.txt', root), 'utf8');
+  const labels = new Map<string, Set<string>>();
+  for (const m of text.matchAll(/^([a-zA-Z_:][\w:]*)\{([^}]*)\}/gm)) {
+    const [, name, body] = m;
+    if (name === undefined || body === undefined) continue;
+    const set = labels.get(name) ?? new Set<string>();
+    for (const l of body.matchAll(/([a-zA-Z_]\w*)="/g)) set.add(l[1] ?? '');
+    labels.set(name, set);
+  }
+  return labels;
+}
