@@ -94,6 +94,20 @@ describe('prometheus/alerts.yml alerts', () => {
     expect(sections.filter((s) => /^Upstash\w+$/.test(s) && !names.has(s))).toEqual([]);
   });
 
+  it('are each listed in docs/alerting.md with their for and severity', () => {
+    const doc = readFileSync(new URL('docs/alerting.md', root), 'utf8');
+    const rows = new Map(
+      [...doc.matchAll(/^\| `(Upstash\w+)` \|.*\|\s*(\w*)\s*\|\s*(\w+)\s*\|$/gm)].map((m) => [
+        m[1],
+        [m[2], m[3]],
+      ]),
+    );
+    expect(Object.fromEntries(alerts.map((a) => [a.alert, rows.get(a.alert)]))).toEqual(
+      Object.fromEntries(alerts.map((a) => [a.alert, [a.for ?? '', a.labels?.severity]])),
+    );
+    expect(rows.size).toBe(alerts.length);
+  });
+
   it('name every ID their series carry by name (joined from the listing), falling back to the ID', () => {
     // Every kind of polled unit has its name here: a new kind makes this fail until it is added.
     for (const label of Object.values(UNIT_KINDS))
