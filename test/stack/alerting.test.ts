@@ -458,10 +458,10 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     const exprs = dashboard.panels.flatMap((p) =>
       (p.targets ?? []).map((t) => ({ where: `panel "${p.title}" ${t.refId}`, expr: substitute(t.expr) })),
     );
-    // Variable queries: label_values(selector, label) is a series lookup.
+    // Variable queries: label_values(selector, label) is a series lookup, query_result(expr) a query.
     for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) {
       const q = typeof v.query === 'string' ? v.query : (v.query?.query ?? '');
-      const selector = /^label_values\((.*),\s*\w+\)$/.exec(q)?.[1];
+      const selector = /^label_values\((.*),\s*\w+\)$/.exec(q)?.[1] ?? /^query_result\((.*)\)$/.exec(q)?.[1];
       if (selector === undefined) throw new Error(`variable ${v.name}: unexpected query ${q}`);
       exprs.push({ where: `variable ${v.name}`, expr: substitute(selector) });
     }
