@@ -17,11 +17,7 @@ setsid node dist/main.js --demo --web.listen-address "127.0.0.1:$port" >"$out" 2
 pid=$!
 trap 'kill -- -"$pid" 2>/dev/null || true; rm -f "$out"' EXIT
 
-for _ in $(seq 1 60); do
-  if curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then break; fi
-  sleep 0.5
-done
-curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || { cat "$out"; fail "demo never became ready"; }
+wait_ready "http://127.0.0.1:$port" "$out"
 body=$(curl -sf "http://127.0.0.1:$port/metrics")
 
 findings=$(printf '%s\n' "$body" | promtool check metrics 2>&1) || true

@@ -20,11 +20,7 @@ setsid node dist/main.js --demo --web.listen-address "127.0.0.1:$port" >"$work/d
 pid=$!
 trap 'kill -- -"$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-for _ in $(seq 1 60); do
-  if curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then break; fi
-  sleep 0.5
-done
-curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || { cat "$work/demo.log"; fail "demo never became ready"; }
+wait_ready "http://127.0.0.1:$port" "$work/demo.log"
 
 chrome() {
   # No network but the page's, no profile of the user's, no GPU: the same page on every machine.
