@@ -10,8 +10,9 @@ export default defineConfig({
     reporters: ciReporters('unit'),
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, 'test/stack/**', 'test/soak/**', 'test/load/**', 'test/chart/**'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Limits only a hung test reaches: several times what the slowest test takes on a busy machine.
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
     // e2e tests start processes and ports; two cores, so keep the pool small.
     maxWorkers: 2,
     // The poll worker thread runs our TypeScript sources too (test/helpers/ts-hooks.mjs).

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from '../src/demo/simulator.js';
-import type { State } from './states.js';
+import { BENCH_QSTASH_SOURCES, type State } from './states.js';
 
 /** The built exporter, as `npm start` runs it. */
 export const EXPORTER_MAIN = resolveMain();
@@ -82,12 +82,15 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
       `    url: ${options.simulatorUrl}`,
       `    token: ${DEMO_QSTASH_TOKEN}`,
       `    interval: ${interval}`,
+      `    sources: [${BENCH_QSTASH_SOURCES.join(', ')}]`,
       'management:',
       '  - name: bench',
       `    url: ${options.simulatorUrl}`,
       `    email: ${DEMO_EMAIL}`,
       `    api_key: ${DEMO_API_KEY}`,
       `    interval: ${interval}`,
+      // The account the figures were measured on (section 6's sources), not the v0.3 default of nine.
+      '    sources: [databases, redis_stats, qstash_users, qstash_stats]',
       ...(options.discovery ? [] : [`    databases: [${options.state.databases.join(', ')}]`]),
       '',
     ].join('\n'),

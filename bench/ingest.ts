@@ -47,13 +47,15 @@ const LIMIT = 1_000_000;
 
 /** bytes → exported sample lines, exactly as a poll does it (decode, JSON.parse, validate, map, render). */
 export const ingest = {
-  flowControl(series: DataSeries, body: Buffer): number {
-    const samples = flowControlSamples(ACCOUNT, parseFlowControl(JSON.parse(body.toString('utf8'))), LIMIT);
+  async flowControl(series: DataSeries, body: Buffer): Promise<number> {
+    const { entries } = await parseFlowControl(JSON.parse(body.toString('utf8')));
+    const samples = flowControlSamples(ACCOUNT, entries, LIMIT);
     series.replace('flow_control', samples);
     return samples.length;
   },
-  urlGroups(series: DataSeries, body: Buffer): number {
-    const samples = urlGroupSamples(ACCOUNT, parseUrlGroups(JSON.parse(body.toString('utf8'))), LIMIT);
+  async urlGroups(series: DataSeries, body: Buffer): Promise<number> {
+    const { entries } = await parseUrlGroups(JSON.parse(body.toString('utf8')));
+    const samples = urlGroupSamples(ACCOUNT, entries, LIMIT);
     series.replace('url_groups', samples);
     return samples.length;
   },
@@ -75,28 +77,37 @@ export interface IngestFigure {
 }
 
 /** The ingest figures of one state's bodies: one stats payload, the flow-control body, the whole state. */
-export function measureIngest(
+export async function measureIngest(
   state: State,
   bodies: Bodies,
   options: { budgetMs: number; rounds: number },
-): { statsPayload: IngestFigure; flowControl: IngestFigure; urlGroups: IngestFigure; whole: IngestFigure } {
+): Promise<{
+  statsPayload: IngestFigure;
+  flowControl: IngestFigure;
+  urlGroups: IngestFigure;
+  whole: IngestFigure;
+}> {
   const series = new DataSeries(DATA_METRICS);
   const first = bodies.stats[0]!;
-  const one = (label: string, body: Buffer, run: () => number): IngestFigure => {
-    const count = run();
-    const [jsonParseMicros = NaN, ingestMicros = NaN] = cpuMicrosPerCall(
+  const one = async (
+    label: string,
+    body: Buffer,
+    run: () => number | Promise<number>,
+  ): Promise<IngestFigure> => {
+    const count = await run();
+    const [jsonParseMicros = NaN, ingestMicros = NaN] = await cpuMicrosPerCall(
       [() => JSON.parse(body.toString('utf8')) as unknown, run],
       options,
     );
     return { label, bytes: body.length, series: count, jsonParseMicros, ingestMicros };
   };
   const all = [bodies.flowControl, bodies.urlGroups, ...bodies.stats.map((s) => s.body)];
-  const wholeRun = (): number =>
-    ingest.flowControl(series, bodies.flowControl) +
-    ingest.urlGroups(series, bodies.urlGroups) +
+  const wholeRun = async (): Promise<number> =>
+    (await ingest.flowControl(series, bodies.flowControl)) +
+    (await ingest.urlGroups(series, bodies.urlGroups)) +
     bodies.stats.reduce((n, s) => n + ingest.stats(series, s.databaseId, s.body), 0);
-  const wholeCount = wholeRun();
-  const [wholeParse = NaN, wholeIngest = NaN] = cpuMicrosPerCall(
+  const wholeCount = await wholeRun();
+  const [wholeParse = NaN, wholeIngest = NaN] = await cpuMicrosPerCall(
     [
       () => {
         for (const body of all) JSON.parse(body.toString('utf8'));
@@ -106,13 +117,13 @@ export function measureIngest(
     options,
   );
   return {
-    statsPayload: one(`stats payload (${first.body.length} B)`, first.body, () =>
+    statsPayload: await one(`stats payload (${first.body.length} B)`, first.body, () =>
       ingest.stats(series, first.databaseId, first.body),
     ),
-    flowControl: one(`flow control, ${state.flowControlKeys} keys`, bodies.flowControl, () =>
+    flowControl: await one(`flow control, ${state.flowControlKeys} keys`, bodies.flowControl, () =>
       ingest.flowControl(series, bodies.flowControl),
     ),
-    urlGroups: one(`URL groups, ${state.urlGroups} groups`, bodies.urlGroups, () =>
+    urlGroups: await one(`URL groups, ${state.urlGroups} groups`, bodies.urlGroups, () =>
       ingest.urlGroups(series, bodies.urlGroups),
     ),
     whole: {

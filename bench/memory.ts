@@ -63,16 +63,16 @@ const BACKGROUND = 19;
 /**
  * Starts an exporter (and a simulator, each in its own process) polling `state` every second, and
  * records its memory after the first poll, when marked, and after `cycles` of them. As 100 cycles
- * take 100 seconds, they run behind the whole benchmark, at the lowest CPU priority so that
+ * take 100 seconds, they run behind the whole benchmark, at the lowest CPU priority (unless told) so that
  * what is timed meanwhile is not disturbed (they progress when a core is idle).
  */
-export async function startCycles(state: State, cycles: number): Promise<Cycles> {
-  const simulator = await startSimulatorProcess(simulatorOptions(state), BACKGROUND);
+export async function startCycles(state: State, cycles: number, niceness = BACKGROUND): Promise<Cycles> {
+  const simulator = await startSimulatorProcess(simulatorOptions(state), niceness);
   const exporter = await startExporter({
     simulatorUrl: simulator.url,
     state,
     interval: '1s',
-    niceness: BACKGROUND,
+    niceness,
   });
   const points: MemoryPoint[] = [await memoryPoint(exporter, 'after the first poll')];
   // Each look is a full scrape (megabytes) in this process, so it looks only when told to, between

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts `npm run demo`, waits until every source has been polled, and runs `promtool check metrics`
 # on its /metrics (text format): any finding fails. Also checks that every metric name of the
-# contract is there.
+# contract is there, and those of CONTRACT-v0.3.md delivered so far.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,11 +17,7 @@ setsid node dist/main.js --demo --web.listen-address "127.0.0.1:$port" >"$out" 2
 pid=$!
 trap 'kill -- -"$pid" 2>/dev/null || true; rm -f "$out"' EXIT
 
-for _ in $(seq 1 60); do
-  if curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then break; fi
-  sleep 0.5
-done
-curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || { cat "$out"; fail "demo never became ready"; }
+wait_ready "http://127.0.0.1:$port" "$out"
 body=$(curl -sf "http://127.0.0.1:$port/metrics")
 
 findings=$(printf '%s\n' "$body" | promtool check metrics 2>&1) || true
@@ -31,9 +27,37 @@ if [ -n "$findings" ]; then
 fi
 log "promtool check metrics: no findings ($(printf '%s\n' "$body" | grep -vc '^#') samples)"
 
+# The names of CONTRACT-v0.3.md (section 9) delivered so far; each issue that lands part of it adds its
+# own. Issue 21: the Redis settings of the listing, backups, and the Vector and Search indexes.
+v03_delivered=(
+  upstash_redis_feature_enabled upstash_redis_replicas upstash_redis_read_regions
+  upstash_redis_backups upstash_redis_backup_last_completed_timestamp_seconds
+  upstash_redis_backup_last_failed_timestamp_seconds
+)
+for product in vector search; do
+  for suffix in indexes indexes_omitted index_info max_vectors max_daily_queries max_daily_updates \
+    max_monthly_bandwidth_bytes max_queries_per_second max_writes_per_second vectors pending_vectors \
+    daily_queries daily_updates monthly_queries monthly_updates monthly_bandwidth_bytes storage_bytes \
+    monthly_cost_dollars query_latency_mean query_latency_p99 update_latency_mean update_latency_p99; do
+    v03_delivered+=("upstash_${product}_${suffix}")
+  done
+done
+
 # Every metric name of the contract is served by the demo (the `_omitted` counts at zero).
 missing=()
-for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT.md 2>/dev/null | tr -d '`' | sort -u); do
+for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT.md 2>/dev/null | tr -d '`' | sort -u) "${v03_delivered[@]}"; do
+  grep -q "^$name[{ ]" <<<"$body" || missing+=("$name")
+done
+# And the part of v0.3 (CONTRACT-v0.3.md, section 9) that has landed: its QStash names (9.1's
+# qstash_stats and qstash_users figures, 9.3's DLQs), the DLQ families it writes with `…`, by name.
+v03_qstash=$(grep -o '`upstash_qstash_[a-z0-9_]*`' ../shared/CONTRACT-v0.3.md 2>/dev/null | tr -d '`' | sort -u)
+v03_dlq="upstash_qstash_dlq_scanned_messages upstash_qstash_dlq_scan_complete
+  upstash_qstash_dlq_oldest_message_timestamp_seconds upstash_qstash_dlq_messages_by_queue
+  upstash_qstash_dlq_messages_by_url_group upstash_qstash_dlq_messages_by_response_status
+  upstash_qstash_workflow_dlq_scanned_messages upstash_qstash_workflow_dlq_scan_complete
+  upstash_qstash_workflow_dlq_oldest_message_timestamp_seconds
+  upstash_qstash_workflow_dlq_messages_by_response_status"
+for name in $v03_qstash $v03_dlq; do
   grep -q "^$name[{ ]" <<<"$body" || missing+=("$name")
 done
 [ "${#missing[@]}" -eq 0 ] || fail "the demo does not serve: ${missing[*]}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Static checks of the Prometheus and Alertmanager files with the real tools:
-#   promtool check rules, promtool test rules (unit tests in prometheus/alerts.test.yml),
+#   promtool check rules, promtool test rules (unit tests in prometheus/alerts.test.yml), promtool check
+#   rules on a copy from scripts/alert-rules.mjs with another job selector,
 #   promtool check config prometheus/prometheus.yml, amtool check-config alertmanager/alertmanager.yml.
 set -euo pipefail
 
@@ -17,6 +18,14 @@ promtool check rules prometheus/alerts.yml
 
 log "promtool test rules prometheus/alerts.test.yml"
 (cd prometheus && promtool test rules alerts.test.yml)
+
+# The copy scripts/alert-rules.mjs writes for another job selector and runbook base is a rule file too.
+generated="$(mktemp)"
+trap 'rm -f "$generated"' EXIT
+log "promtool check rules on scripts/alert-rules.mjs --job-selector 'job=\"upstash-prod\", namespace=\"ops\"'"
+node scripts/alert-rules.mjs --job-selector 'job="upstash-prod", namespace="ops"' \
+  --runbook-base-url https://github.example/acme/upstash-exporter/blob/main >"$generated"
+promtool check rules "$generated"
 
 log "promtool check config prometheus/prometheus.yml"
 promtool check config prometheus/prometheus.yml

@@ -42,3 +42,14 @@ ensure_packages() {
 free_port() {
   node -e "const s=require('node:net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
 }
+
+# Waits up to 30 s for URL/readyz to answer 200; otherwise prints LOG (the process's output) and fails.
+wait_ready() {
+  local url=$1 log=$2
+  for _ in $(seq 1 60); do
+    if curl -sf "$url/readyz" >/dev/null 2>&1; then return 0; fi
+    sleep 0.5
+  done
+  cat "$log"
+  fail "$url never became ready"
+}

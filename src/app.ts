@@ -4,10 +4,12 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { plainHttpAccounts } from './config/addresses.js';
 import type { Config } from './config/types.js';
+import { familyPredicate } from './metrics/family-filter.js';
 import { registerProcessMetrics } from './metrics/process-metrics.js';
 import { PollThread } from './poll-thread.js';
+import { keepRestartSettings, ReloadQueue } from './reload-queue.js';
 import { listen } from './server/listener.js';
-import { createHandler } from './server/routes.js';
+import { createHandler, type ReloadOutcome } from './server/routes.js';
 import { createMetricsCache, keepWarm } from './server/scrape-cache.js';
 import { createWebServer } from './server/web-server.js';
 import { WebSettings } from './server/web-settings.js';
@@ -16,6 +18,11 @@ import { WebSettings } from './server/web-settings.js';
 export interface AppOptions {
   readonly logger: Logger;
   readonly version: string;
+  /**
+   * Reads the configuration again, for `POST /-/reload` (what SIGHUP reads); throws a ConfigError when
+   * it does not validate. Without it, a reload applies the running configuration again.
+   */
+  readonly loadConfig?: () => Config;
   /** The poll worker's entry module; by default the one built beside app.js (poll-worker.js). */
   readonly pollWorker?: URL;
 }
@@ -32,11 +39,12 @@ export interface App {
   /**
    * Applies a new, already validated configuration (SIGHUP): sources, credentials, intervals, HTTP
    * settings, limits and log level, and re-reads the web config file. The listen address is kept.
-   * Given a loader, reads the configuration when the reload runs (undefined: keep the running one).
-   * Reloads run one after another; one asked for while another waits to start joins it, with the
-   * latest configuration (a burst of SIGHUPs is one reload). A failed reload is logged.
+   * Given a loader, reads the configuration when the reload runs; one that throws a ConfigError keeps
+   * the running configuration (the problems are logged and in the outcome). Reloads run one after
+   * another; one asked for while another waits to start joins it, with the latest configuration (a
+   * burst of SIGHUPs is one reload), and shares its outcome. A failed reload is logged.
    */
-  reload(next: Config | (() => Config | undefined)): Promise<void>;
+  reload(next: Config | (() => Config)): Promise<ReloadOutcome>;
 }
 
 /** Builds everything from a Config; nothing runs until `start()`. */
@@ -51,7 +59,7 @@ export function createApp(config: Config, options: AppOptions): App {
     ...(options.pollWorker !== undefined && { entry: options.pollWorker }),
   });
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
-  const scrapeCache = createMetricsCache(polling, registry);
+  const scrapeCache = createMetricsCache(polling, registry, familyPredicate(config.metrics));
   let running = config;
   let web: WebSettings | undefined;
   let stopWarming: (() => void) | undefined;
@@ -60,39 +68,19 @@ export function createApp(config: Config, options: AppOptions): App {
   const applyReload = async (next: Config): Promise<void> => {
     web?.reload();
     logger.level = next.logLevel;
-    for (const [setting, runningValue, configured] of [
-      ['listen address', running.listenAddress, next.listenAddress],
-      ['web config file', running.webConfigFile, next.webConfigFile],
-      ['log format', running.logFormat, next.logFormat],
-      ['shard', running.sharding.shard, next.sharding.shard],
-      ['total shards', running.sharding.total, next.sharding.total],
-    ] as const) {
-      if (configured !== runningValue) {
-        logger.warn(
-          { setting, running: runningValue, configured },
-          'this setting needs a restart; keeping the running one',
-        );
-      }
-    }
     warnPlainHttp(next, logger);
-    running = {
-      ...next,
-      listenAddress: running.listenAddress,
-      webConfigFile: running.webConfigFile,
-      logFormat: running.logFormat,
-      sharding: running.sharding,
-    };
+    running = keepRestartSettings(running, next, logger);
+    // Resolves once the worker has published what the reload changed.
     const sources = await polling.reload(running);
+    // Last, so that the next scrape shows all of the reload (and the new metrics.allow and deny).
+    scrapeCache.reconfigure(familyPredicate(running.metrics));
     logger.info({ sources }, 'configuration reloaded');
   };
 
-  // The one reload queue. stop() waits for the reload in progress: one that finished after stop()
-  // would start polls nobody stops.
-  let stopped = false;
-  let reloading: Promise<void> = Promise.resolve();
-  let waiting: (() => Config | undefined) | undefined;
+  const reloads = new ReloadQueue(applyReload, logger);
+  const loadConfig = options.loadConfig ?? (() => running);
 
-  return {
+  const app: App = {
     async start() {
       web = new WebSettings(config.webConfigFile, logger);
       const handler = createHandler({
@@ -101,22 +89,23 @@ export function createApp(config: Config, options: AppOptions): App {
         sources: () => polling.status(),
         version,
         shard: `${config.sharding.shard} of ${config.sharding.total}`,
+        lifecycle: () => running.webEnableLifecycle,
+        reload: async () => app.reload(loadConfig),
         logger,
       });
       server = createWebServer(web, handler, logger);
       warnPlainHttp(config, logger);
       // The worker loads and starts polling while the server starts listening; the exporter says it
       // listens once /metrics shows what is polled (the worker's first publication).
-      const polled = stopped ? Promise.resolve() : polling.start();
+      const polled = reloads.stopped ? Promise.resolve() : polling.start();
       const address = await listen(server, config.listenAddress, logger);
       await polled;
       logger.info({ address: `${address.address}:${address.port}`, version }, 'listening');
-      if (!stopped) stopWarming = keepWarm(scrapeCache);
+      if (!reloads.stopped) stopWarming = keepWarm(scrapeCache);
       return address;
     },
     async stop() {
-      stopped = true;
-      await reloading;
+      await reloads.stop();
       stopWarming?.();
       await polling.stop();
       if (server !== undefined) {
@@ -126,22 +115,10 @@ export function createApp(config: Config, options: AppOptions): App {
       }
     },
     async reload(next) {
-      const joins = waiting !== undefined;
-      waiting = typeof next === 'function' ? next : () => next;
-      if (joins) return reloading;
-      reloading = reloading
-        .then(async () => {
-          const load = waiting;
-          waiting = undefined;
-          const loaded = stopped ? undefined : load?.();
-          if (loaded !== undefined) await applyReload(loaded);
-        })
-        .catch((error: unknown) => {
-          logger.error({ err: error }, 'reload failed');
-        });
-      return reloading;
+      return reloads.request(next);
     },
   };
+  return app;
 }
 
 /** Warns when a credential would cross the network unencrypted. */

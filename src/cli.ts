@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { createApp } from './app.js';
-import { ConfigError, formatProblem } from './config/errors.js';
+import { ConfigError, problemLines } from './config/errors.js';
 import { loadConfig, loadFlagSettings } from './config/load.js';
 import { summarizeConfig } from './config/summary.js';
 import type { Config } from './config/types.js';
 import { demoConfig } from './demo/demo-config.js';
+import { DEMO_INJECTED } from './demo/injected.js';
 import { startSimulator, type Simulator } from './demo/simulator.js';
 import { createLogger } from './logger.js';
 import { readWebFiles } from './server/web-settings.js';
@@ -19,6 +20,11 @@ Flags:
                                    configuration comes from QSTASH_TOKEN, UPSTASH_EMAIL, … (see README)
   --web.listen-address HOST:PORT   where /metrics is served (default ":9645")
   --web.config.file FILE           TLS and basic auth for our endpoints (exporter-toolkit format)
+  --web.enable-lifecycle           let POST /-/reload reload the configuration, as SIGHUP does
+  --metrics.allow REGEX            show only the metric families whose name matches (repeatable;
+                                   anchored at both ends; replaces metrics.allow of the file)
+  --metrics.deny REGEX             leave out the metric families whose name matches (repeatable;
+                                   replaces metrics.deny of the file)
   --log.level LEVEL                debug, info, warn or error (default "info")
   --log.format FORMAT              json (one object per line) or text (for terminals; default "json")
   --shard N|auto                   this process's shard, 0-based; auto reads it from the host name
@@ -52,6 +58,9 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
         config: { type: 'string' },
         'web.listen-address': { type: 'string' },
         'web.config.file': { type: 'string' },
+        'web.enable-lifecycle': { type: 'boolean' },
+        'metrics.allow': { type: 'string', multiple: true },
+        'metrics.deny': { type: 'string', multiple: true },
         'log.level': { type: 'string' },
         'log.format': { type: 'string' },
         shard: { type: 'string' },
@@ -85,6 +94,9 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
     shard: flags.shard,
     totalShards: flags['total-shards'],
     webConfigFile: flags['web.config.file'],
+    webEnableLifecycle: flags['web.enable-lifecycle'],
+    metricsAllow: flags['metrics.allow'],
+    metricsDeny: flags['metrics.deny'],
   };
   const configFile =
     flags.config ?? (env.UPSTASH_EXPORTER_CONFIG === '' ? undefined : env.UPSTASH_EXPORTER_CONFIG);
@@ -102,8 +114,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
     if (config.webConfigFile !== undefined) readWebFiles(config.webConfigFile);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    for (const problem of error.problems)
-      console.error(`upstash-exporter: config: ${formatProblem(problem)}`);
+    process.stderr.write(problemLines(error.problems));
     return EXIT_CONFIG;
   }
   if (flags['check-config'] === true) {
@@ -113,7 +124,20 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
   }
 
   const logger = createLogger(config.logLevel, undefined, config.logFormat);
-  const app = createApp(config, { logger, version });
+  if (simulator !== undefined) {
+    // Said before the first poll, so the warnings the simulator causes on purpose read as the demo's.
+    // Through the logger, so that JSON logs stay one object per line.
+    logger.info(
+      { simulator: simulator.url },
+      'demo: polling the embedded Upstash simulator, no real account',
+    );
+    for (const { injected, message } of DEMO_INJECTED) logger.info({ injected }, message);
+  }
+  // What a reload reads (SIGHUP and POST /-/reload alike): the demo keeps its configuration; a
+  // configuration that does not validate throws, and the app keeps the running one.
+  const reread = (): Config =>
+    simulator === undefined ? loadConfig({ configFile, env: process.env, flags: overrides }) : config;
+  const app = createApp(config, { logger, version, loadConfig: reread });
   try {
     const address = await Promise.race([app.start(), signals.shutdown]);
     if (typeof address === 'string') {
@@ -125,8 +149,10 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
     if (simulator !== undefined) {
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       const shown = host === '[::]' || host === '0.0.0.0' ? 'localhost' : host;
-      process.stdout.write(
-        `Demo: Upstash simulator at ${simulator.url}\nDemo: metrics at http://${shown}:${address.port}/metrics\n`,
+      const base = `http://${shown}:${address.port}`;
+      logger.info(
+        { landing_page: `${base}/`, metrics: `${base}/metrics` },
+        'demo: open the landing page (every source and its last poll) and /metrics',
       );
     }
   } catch (error) {
@@ -145,17 +171,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
   signals.onHangup(() => {
     void app.reload(() => {
       logger.info('SIGHUP: reloading the configuration');
-      if (simulator !== undefined) return config;
-      try {
-        return loadConfig({ configFile, env: process.env, flags: overrides });
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        logger.error(
-          { problems: error.problems.map(formatProblem) },
-          'configuration invalid; keeping the running one',
-        );
-        return undefined;
-      }
+      return reread();
     });
   });
 

@@ -12,12 +12,13 @@ import { heapFlags } from './heap-flags.js';
 const SHUTDOWN_GRACE_MS = 5_000;
 const EXIT_FATAL = 1;
 
-let reload: (() => void) | undefined;
-process.on('SIGHUP', () => reload?.());
+// SIGHUP's listener comes last: once it is caught, so are the others (what the tests wait for).
 const shutdown = new Promise<NodeJS.Signals>((resolve) => {
   process.once('SIGTERM', () => resolve('SIGTERM'));
   process.once('SIGINT', () => resolve('SIGINT'));
 });
+let reload: (() => void) | undefined;
+process.on('SIGHUP', () => reload?.());
 void shutdown.then(() => {
   setTimeout(() => {
     console.error('upstash-exporter: shutdown took too long; exiting');

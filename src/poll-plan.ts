@@ -4,9 +4,10 @@ import type { Config, ManagementAccount, QstashAccount } from './config/types.js
 import type { PollGroup } from './poller/poller.js';
 import type { SelfMetrics } from './poller/self-metrics.js';
 import { anchoredRegex } from './sources/databases.js';
-import { entryUnits, type SourceEntry, type UnitDeps } from './sources/units.js';
+import type { Listed } from './sources/source.js';
+import { entryGroups, type SourceEntry, type UnitDeps } from './sources/units.js';
 import { UpstashClient, type Credentials } from './upstash/client.js';
-import type { PerIdUnit } from './vocabulary.js';
+import type { OwnSchedule, PerIdUnit } from './vocabulary.js';
 
 /** What the poll plan needs besides each configuration. */
 export interface PollPlanOptions {
@@ -34,8 +35,8 @@ export class PollPlan {
   readonly #options: PollPlanOptions;
   #client: UpstashClient | undefined;
   #http: Config['http'] | undefined;
-  /** What the listings last said, for the life of the process (reloads included). */
-  readonly #known = new Map<string, readonly string[]>();
+  /** What the listings last said (IDs and names), for the life of the process (reloads included). */
+  readonly #known = new Map<string, Listed>();
   readonly #unpollable = new Map<string, ReadonlySet<string>>();
 
   constructor(options: PollPlanOptions) {
@@ -43,8 +44,10 @@ export class PollPlan {
   }
 
   /**
-   * One poll group per config entry: its schedule and the units of its sources. New HTTP settings
-   * take a new client; polls in flight finish on the old one, which the caller closes after them.
+   * One poll group per config entry: its schedule and the units of its sources; a source on a
+   * schedule of its own (`backups_interval`) runs in a group of its own, `<entry key>/<schedule>`.
+   * New HTTP settings take a new client; polls in flight finish on the old one, which the caller
+   * closes after them.
    */
   plan(config: Config): Plan {
     const previous = this.#client;
@@ -62,12 +65,13 @@ export class PollPlan {
       onDiscovered: this.#options.onDiscovered,
       onUnpollable: (key, unit, ids) => this.#reportUnpollable(key, unit, ids),
     };
-    const groups = sourceEntries(config).map(({ schedule, entry }) => ({
-      key: entry.key,
-      cron: schedule.cron,
-      intervalMs: schedule.intervalMs,
-      units: entryUnits(entry, deps),
-    }));
+    const groups = sourceEntries(config).flatMap(({ schedule, ownSchedules, entry }) =>
+      entryGroups(entry, deps).map((group) => {
+        const { cron, intervalMs } =
+          group.schedule === undefined ? schedule : scheduleNamed(entry, ownSchedules, group.schedule);
+        return { key: group.key, cron, intervalMs, units: group.units };
+      }),
+    );
     return { groups, retired: previous === client ? undefined : previous };
   }
 
@@ -102,15 +106,34 @@ function sameHttp(a: Config['http'], b: Config['http']): boolean {
   return (Object.keys(a) as (keyof Config['http'])[]).every((key) => a[key] === b[key]);
 }
 
-/** The config's entries as the sources see them, each with its schedule. */
-function sourceEntries(config: Config): { schedule: Schedule; entry: SourceEntry }[] {
+/** An entry's schedules: its interval, and the own schedules of its sources, by name. */
+interface EntrySchedules {
+  readonly schedule: Schedule;
+  readonly ownSchedules: Readonly<Partial<Record<OwnSchedule, Schedule>>>;
+}
+
+/** The entry's own schedule `name`; the config has every one its API's sources run on. */
+function scheduleNamed(
+  entry: SourceEntry,
+  schedules: EntrySchedules['ownSchedules'],
+  name: OwnSchedule,
+): Schedule {
+  const schedule = schedules[name];
+  if (schedule === undefined) throw new Error(`entry ${entry.key} has no ${name} schedule`);
+  return schedule;
+}
+
+/** The config's entries as the sources see them, each with its schedules. */
+function sourceEntries(config: Config): (EntrySchedules & { entry: SourceEntry })[] {
   return [
     ...config.qstash.map((account) => ({
       schedule: account.schedule,
+      ownSchedules: account.ownSchedules,
       entry: entryOf(account, { api: 'qstash', token: account.token }),
     })),
     ...config.management.map((account) => ({
       schedule: account.schedule,
+      ownSchedules: account.ownSchedules,
       entry: {
         ...entryOf(account, { api: 'management', email: account.email, apiKey: account.apiKey }),
         // Without configured IDs, each per-ID source takes its IDs from the account's listing.

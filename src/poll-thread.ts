@@ -61,12 +61,12 @@ export class PollThread implements PolledSections {
 
   readonly data: Section = {
     version: () => `${this.#generation}/${this.#data?.version ?? 0}`,
-    render: (format): Rendered => this.#data?.render(format) ?? { chunks: [], crc: 0 },
+    render: (format, keep): Rendered => this.#data?.render(format, keep) ?? { chunks: [], crc: 0 },
   };
 
   readonly health: Section = {
     version: () => `${this.#generation}/${this.#health?.version ?? 0}`,
-    render: (format): Rendered => this.#health?.render(format) ?? { chunks: [], crc: 0 },
+    render: (format, keep): Rendered => this.#health?.render(format, keep) ?? { chunks: [], crc: 0 },
   };
 
   constructor(config: Config, options: PollThreadOptions) {

@@ -11,8 +11,18 @@ import type { Api } from './upstash/client.js';
  * name here without a source module.
  */
 export const SOURCE_NAMES = {
-  qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism'],
-  management: ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'],
+  qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism', 'dlq', 'workflow_dlq'],
+  management: [
+    'databases',
+    'redis_stats',
+    'redis_backups',
+    'qstash_users',
+    'qstash_stats',
+    'vector_indexes',
+    'vector_stats',
+    'search_indexes',
+    'search_stats',
+  ],
 } as const satisfies Record<Api, readonly string[]>;
 export type SourceName<A extends Api = Api> = (typeof SOURCE_NAMES)[A][number];
 /** The API whose credentials the source `Name` polls with. */
@@ -21,21 +31,59 @@ export type ApiOf<Name extends SourceName> = {
 }[Api];
 
 /**
+ * The schedules an entry has besides its interval, per API, and the sources that run on each: a
+ * source too costly to poll every interval (a database's backups, a DLQ read page by page) runs on
+ * one, its units in a poll group of their own. The entry sets each as `<name>_interval`.
+ */
+export const OWN_SCHEDULES = {
+  qstash: { dlq: ['dlq', 'workflow_dlq'] },
+  management: { backups: ['redis_backups'] },
+} as const satisfies { [A in Api]: Readonly<Record<string, readonly SourceName<A>[]>> };
+export type OwnSchedule<A extends Api = Api> = A extends Api
+  ? keyof (typeof OWN_SCHEDULES)[A] & string
+  : never;
+
+/** What an entry of `api` has for each of its own schedules (a `Schedule`, in the config). */
+export type PerOwnSchedule<A extends Api, T> = Readonly<Record<OwnSchedule<A>, T>>;
+
+/** The own schedules of `api`'s entries. */
+export function ownSchedules<A extends Api>(api: A): OwnSchedule<A>[] {
+  return Object.keys(OWN_SCHEDULES[api]) as OwnSchedule<A>[];
+}
+
+/** The sources of `api` that run on its own schedule `schedule`. */
+export function onOwnSchedule<A extends Api>(api: A, schedule: OwnSchedule<A>): readonly SourceName<A>[] {
+  return (OWN_SCHEDULES[api] as Readonly<Record<string, readonly SourceName<A>[]>>)[schedule] ?? [];
+}
+
+/** The own schedule source `name` runs on; undefined: its entry's interval. */
+export function ownScheduleOf(name: SourceName): OwnSchedule | undefined {
+  for (const schedules of Object.values(OWN_SCHEDULES) as Readonly<Record<string, readonly SourceName[]>>[]) {
+    for (const [schedule, names] of Object.entries(schedules))
+      if (names.includes(name)) return schedule as OwnSchedule;
+  }
+  return undefined;
+}
+
+/**
  * What one unit of a source is, and which health label names it: a source is polled once per
- * account, or once per ID of a kind the account has (a database, a QStash instance). A new kind of
- * unit is one line here: its health label joins every health series.
+ * account, or once per ID of a kind the account has (a database, a QStash instance, a Vector or a
+ * Search index). A new kind of unit is one line here: its health label joins every health series
+ * (two kinds may share one, as the two index products share `index_id`).
  */
 export const UNIT_KINDS = {
   account: undefined,
   database: 'database_id',
   qstash_instance: 'qstash_id',
+  vector_index: 'index_id',
+  search_index: 'index_id',
 } as const;
 export type UnitKind = keyof typeof UNIT_KINDS;
 /** The unit kinds polled per ID (not once per account). */
 export type PerIdUnit = Exclude<UnitKind, 'account'>;
 type UnitLabelName = (typeof UNIT_KINDS)[PerIdUnit];
 
-const PER_ID_LABELS = Object.values(UNIT_KINDS).filter((label) => label !== undefined);
+const PER_ID_LABELS = [...new Set(Object.values(UNIT_KINDS).filter((label) => label !== undefined))];
 /** The labels of every health series, in order: which unit of which source of which account. */
 export const HEALTH_LABELS: readonly HealthLabelName[] = ['source', 'account', ...PER_ID_LABELS];
 export type HealthLabelName = 'source' | 'account' | UnitLabelName;
@@ -72,6 +120,11 @@ export interface PollResult {
    */
   readonly rejectedFields?: readonly string[];
   /**
+   * Label values a cap left out (the `state`s of qstash_stats beyond 20, the DLQ groupings beyond
+   * theirs), counted with the values cut to length in upstash_exporter_label_values_truncated_total.
+   */
+  readonly labelValuesDropped?: number;
+  /**
    * What the poll learnt for other units (a listing's IDs): the poller runs it after it has
    * recorded this poll's success, and only if the unit is still the one configured (a poll that a
    * reload or a removal overtook carries the old configuration: its news is dropped).
@@ -91,11 +144,52 @@ export interface PollUnit {
    */
   readonly family?: string;
   /**
+   * The unit's name as its listing says it (a database's `database_name`, a QStash instance's
+   * region), for the landing page; the ID stays the unit's identity.
+   */
+  readonly name?: string;
+  /** For a listing: the kind of unit whose IDs it discovers (the landing page says what it holds). */
+  readonly lists?: PerIdUnit;
+  /**
    * Polled only for what its poll does on the side (a listing another shard exports, polled here to
    * learn this shard's units): no series, no health metrics, not on the landing page; failures logged.
    */
   readonly silent?: boolean;
   poll(context: PollContext): Promise<PollResult>;
+}
+
+/**
+ * What the landing page shows of a unit: a plain serialisable object (strings, numbers, booleans),
+ * computed by the poller, so that it can cross a thread boundary as it is.
+ */
+export interface UnitStatus {
+  readonly labels: UnitLabels;
+  /** The unit's name from its listing; '' when it has none (an account-wide unit, a configured ID). */
+  readonly name: string;
+  /** For a listing: the kind of unit it discovers; '' for any other unit. */
+  readonly lists: PerIdUnit | '';
+  /** `ok`, a failure reason, or `pending` before the first poll ends. */
+  readonly outcome: string;
+  /**
+   * The last failure in words safe to show: its reason and the HTTP status when there was one
+   * (`unauthorized (HTTP 401)`); never a URL, a header or body text. '' after a success.
+   */
+  readonly error: string;
+  /** Unix ms. */
+  readonly lastPollAt: number | undefined;
+  /** Unix ms. */
+  readonly lastSuccessAt: number | undefined;
+  /** How long the last finished poll took, retries included (ms). */
+  readonly lastDurationMs: number | undefined;
+  readonly intervalMs: number;
+  /** Unix ms of the unit's next scheduled poll (its slot in the interval for a family member). */
+  readonly nextPollAt: number;
+  /** Unix ms before which Upstash asked us not to poll (Retry-After); 0 when it did not. */
+  readonly notBefore: number;
+  /** A poll is in flight. */
+  readonly running: boolean;
+  /** It succeeded once, but its series were dropped for staleness. */
+  readonly stale: boolean;
 }
 
 /** Caps on the series a source exports per account (the config's `limits`). */
@@ -105,6 +199,10 @@ export interface Limits {
   readonly maxCommandsPerDatabase: number;
   readonly maxQueues: number;
   readonly maxSchedules: number;
+  /** Vector indexes, and Search indexes, polled per account (the first by name). */
+  readonly maxIndexes: number;
+  /** Pages of 100 messages read per poll of a dead-letter queue (`dlq`, `workflow_dlq`). */
+  readonly maxDlqPages: number;
 }
 
 /** Which of `total` processes sharing one configuration this is (0-based `shard`). */

@@ -1,9 +1,17 @@
-// Lint of the Grafana dashboard: templated data source everywhere, unique panel ids, a unit on every
+// Lint of the Grafana dashboards: templated data source everywhere, unique panel ids, a unit on every
 // panel, $__rate_interval wherever a query rates, and no query naming a metric the exporter does not
 // export. Whether each query also runs and returns data in a real Prometheus is test/stack's job.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
+import {
+  exportedLabels,
+  exportedNames,
+  metricNamesIn,
+  recordingRuleNames,
+  root,
+  ruleGroups,
+  selectorsIn,
+} from './helpers/promql.js';
 
 interface DataSourceRef {
   type?: string;
@@ -13,6 +21,7 @@ interface DataSourceRef {
 interface Target {
   refId?: string;
   expr?: string;
+  legendFormat?: string;
   datasource?: DataSourceRef;
 }
 
@@ -34,6 +43,7 @@ interface Variable {
   query?: string | { query?: string };
   datasource?: DataSourceRef;
   definition?: string;
+  regex?: string;
 }
 
 interface Dashboard {
@@ -44,9 +54,8 @@ interface Dashboard {
   templating: { list: Variable[] };
 }
 
-const root = new URL('../', import.meta.url);
-const dashboardFile = new URL('grafana/dashboards/upstash.json', root);
-const dashboard = JSON.parse(readFileSync(dashboardFile, 'utf8')) as Dashboard;
+/** Every dashboard the project ships (the Helm chart's ConfigMap carries the same files). */
+const DASHBOARD_FILES = ['upstash.json', 'upstash-platform.json'] as const;
 
 const TEMPLATED = { type: 'prometheus', uid: '${datasource}' };
 
@@ -54,104 +63,25 @@ const TEMPLATED = { type: 'prometheus', uid: '${datasource}' };
 function allPanels(panels: readonly Panel[]): Panel[] {
   return panels.flatMap((p) => [p, ...allPanels(p.panels ?? [])]);
 }
-const panels = allPanels(dashboard.panels);
-const queryPanels = panels.filter((p) => p.type !== 'row');
-const targets = queryPanels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title ?? '?', ...t })));
+
+/** A dashboard file, its panels, the panels with queries, and every query. */
+function load(file: string) {
+  const dashboard = JSON.parse(
+    readFileSync(new URL(`grafana/dashboards/${file}`, root), 'utf8'),
+  ) as Dashboard;
+  const panels = allPanels(dashboard.panels);
+  const queryPanels = panels.filter((p) => p.type !== 'row');
+  const targets = queryPanels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title ?? '?', ...t })));
+  return { dashboard, panels, queryPanels, targets };
+}
 
 function variableQuery(v: Variable): string {
   return typeof v.query === 'string' ? v.query : (v.query?.query ?? '');
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Which metric names exist: what the exporter really prints (the e2e golden file) when it exists,
-// else the public contract; plus the recording rules of prometheus/alerts.yml.
-
-const PROMQL_KEYWORDS = new Set([
-  'by',
-  'without',
-  'on',
-  'ignoring',
-  'group_left',
-  'group_right',
-  'and',
-  'or',
-  'unless',
-  'bool',
-  'offset',
-  'atan2',
-  'inf',
-  'nan',
-]);
-
-/** Metric names in the exposition text (sample lines and `# TYPE` lines). */
-function namesFromExposition(text: string): Set<string> {
-  const names = new Set<string>();
-  for (const line of text.split('\n')) {
-    const type = /^# TYPE (\S+) /.exec(line);
-    if (type?.[1]) names.add(type[1]);
-    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]/.exec(line);
-    if (sample?.[1]) names.add(sample[1]);
-  }
-  return names;
-}
-
-/** Metric names that the contract promises: every back-quoted `upstash_…` name. */
-function namesFromContract(text: string): Set<string> {
-  return new Set([...text.matchAll(/`(upstash_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
-}
-
-function exportedNames(): { names: Set<string>; from: string } {
-  const golden = new URL('test/fixtures/e2e-output.txt', root);
-  if (existsSync(golden))
-    return { names: namesFromExposition(readFileSync(golden, 'utf8')), from: golden.pathname };
-  const contract = new URL('../shared/CONTRACT.md', root);
-  if (existsSync(contract))
-    return { names: namesFromContract(readFileSync(contract, 'utf8')), from: contract.pathname };
-  throw new Error(
-    `cannot tell which metrics the exporter exports: neither ${golden.pathname} nor ${contract.pathname} exists`,
-  );
-}
-
-function recordingRuleNames(): Set<string> {
-  const rules = parseYaml(readFileSync(new URL('prometheus/alerts.yml', root), 'utf8')) as {
-    groups: { rules: { record?: string }[] }[];
-  };
-  return new Set(rules.groups.flatMap((g) => g.rules.flatMap((r) => (r.record ? [r.record] : []))));
-}
-
-/**
- * The metric names a PromQL expression selects. Strings, label matchers, ranges, grouping label lists
- * and function names are taken out first; what is left that looks like a name is a metric.
- */
-function metricNamesIn(expr: string): string[] {
-  const stripped = expr
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
-    .replace(/\{[^}]*\}/g, ' ')
-    .replace(/\[[^\]]*\]/g, ' ')
-    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
-  const names: string[] = [];
-  for (const m of stripped.matchAll(/(?<![\w.$:])([A-Za-z_:][\w:]*)(\s*\()?/g)) {
-    const [, name, call] = m;
-    if (name === undefined || call !== undefined || PROMQL_KEYWORDS.has(name.toLowerCase())) continue;
-    names.push(name);
-  }
-  return names;
-}
-
-/** Every `name{…}` or bare `name` selector in an expression, with its matcher text. */
-function selectorsIn(expr: string): { name: string; matchers: string }[] {
-  const out: { name: string; matchers: string }[] = [];
-  const known = new Set(metricNamesIn(expr));
-  for (const m of expr.matchAll(/(?<![\w.$:"])([A-Za-z_:][\w:]*)\s*(\{[^}]*\})?/g)) {
-    const [, name, matchers] = m;
-    if (name !== undefined && known.has(name)) out.push({ name, matchers: matchers ?? '' });
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------------
-
 describe('grafana/dashboards/upstash.json', () => {
+  const { dashboard } = load('upstash.json');
+
   it('is a Grafana 10+ dashboard with a stable uid and the five template variables', () => {
     expect(dashboard.uid).toBe('upstash-exporter');
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
@@ -162,9 +92,90 @@ describe('grafana/dashboards/upstash.json', () => {
       const v = vars.get(name);
       expect(v?.type, name).toBe('query');
       expect(v?.datasource, name).toEqual(TEMPLATED);
-      expect(variableQuery(v!), name).toMatch(/^label_values\(/);
+    }
+    for (const name of ['job', 'account', 'database']) {
+      expect(variableQuery(vars.get(name)!), name).toMatch(/^label_values\(/);
     }
   });
+
+  it('chooses databases by name: the database_id variable shows each name, its value the ID', () => {
+    const v = dashboard.templating.list.find((x) => x.name === 'database_id')!;
+    expect(variableQuery(v)).toMatch(
+      /^query_result\(max by \(database_id, database_name\) \(upstash_redis_database_info\{[^}]*database_name=~"\$database"\}\)\)$/,
+    );
+    // Grafana's named groups: `text` is what the drop-down and ${database_id:text} show, `value` what
+    // $database_id becomes in the queries. query_result prints the labels in alphabetical order.
+    const regex = new RegExp((v.regex ?? '').replace(/^\/|\/$/g, ''));
+    const line = '{database_id="db-1", database_name="cache-prod"} 1 1700000000000';
+    expect(regex.exec(line)?.groups).toEqual({ value: 'db-1', text: 'cache-prod' });
+  });
+
+  it('has the overview, QStash, per-database Redis and all-databases rows', () => {
+    const rows = dashboard.panels.filter((p) => p.type === 'row');
+    expect(rows.map((r) => r.title)).toEqual([
+      'Overview',
+      'QStash',
+      'QStash queues and schedules',
+      'QStash limits',
+      'QStash delivery',
+      'Redis ${database_id:text}',
+      'Redis databases',
+    ]);
+    expect(rows[5]?.repeat).toBe('database_id');
+  });
+
+  it('shows the backups and settings of the databases (contract 9.1 and 9.3)', () => {
+    const exprs = allPanels(dashboard.panels).flatMap((p) => (p.targets ?? []).map((t) => t.expr ?? ''));
+    for (const name of [
+      'upstash_redis_backups',
+      'upstash_redis_backup_last_completed_timestamp_seconds',
+      'upstash_redis_backup_last_failed_timestamp_seconds',
+      'upstash_redis_feature_enabled',
+      'upstash_redis_replicas',
+      'upstash_redis_read_regions',
+    ])
+      expect(
+        exprs.some((e) => metricNamesIn(e).includes(name)),
+        name,
+      ).toBe(true);
+  });
+});
+
+describe('grafana/dashboards/upstash-platform.json', () => {
+  const { dashboard, targets } = load('upstash-platform.json');
+
+  it('is a Grafana 10+ dashboard with a stable uid, and selects indexes by name', () => {
+    expect(dashboard.uid).toBe('upstash-exporter-platform');
+    expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
+    const vars = new Map(dashboard.templating.list.map((v) => [v.name, v]));
+    expect([...vars.keys()]).toEqual(['datasource', 'job', 'account', 'vector_index', 'search_index']);
+    expect(variableQuery(vars.get('vector_index')!)).toMatch(
+      /^label_values\(upstash_vector_index_info\{.*\}, index_name\)$/,
+    );
+    expect(variableQuery(vars.get('search_index')!)).toMatch(
+      /^label_values\(upstash_search_index_info\{.*\}, index_name\)$/,
+    );
+    // Every per-index query is narrowed to the selected names through the info series.
+    for (const t of targets) {
+      const expr = t.expr ?? '';
+      if (/upstash_(vector|search)_indexes/.test(expr)) continue;
+      expect(expr, t.panel).toMatch(/index_name=~"\$(vector|search)_index"/);
+    }
+  });
+
+  it('has a row per product, and leaves unlimited (-1) limits out of every ratio', () => {
+    const rows = dashboard.panels.filter((p) => p.type === 'row');
+    expect(rows.map((r) => r.title)).toEqual(['Vector indexes', 'Search indexes']);
+    for (const t of targets) {
+      const limit = /upstash_(vector|search)_max_\w+\{[^}]*\}/.exec(t.expr ?? '');
+      if (limit !== null && (t.expr ?? '').includes('/'))
+        expect(t.expr, t.panel).toContain(`(${limit[0]} > 0)`);
+    }
+  });
+});
+
+describe.each(DASHBOARD_FILES)('grafana/dashboards/%s', (file) => {
+  const { dashboard, panels, queryPanels, targets } = load(file);
 
   it('takes its data source from the datasource variable in every panel, query and variable', () => {
     const wrong: string[] = [];
@@ -209,17 +220,32 @@ describe('grafana/dashboards/upstash.json', () => {
     }
   });
 
-  it('has the overview, QStash, per-database Redis and all-databases rows', () => {
-    const rows = dashboard.panels.filter((p) => p.type === 'row');
-    expect(rows.map((r) => r.title)).toEqual([
-      'Overview',
-      'QStash',
-      'QStash queues and schedules',
-      'QStash limits',
-      'Redis $database_id',
-      'Redis databases',
-    ]);
-    expect(rows[4]?.repeat).toBe('database_id');
+  it('names databases, indexes and QStash instances: no title shows an ID, no legend an ID without its name', () => {
+    const wrong: string[] = [];
+    for (const p of panels) {
+      if (/\$\{?(database_id|index_id)(?!:text)/.test(p.title ?? '')) wrong.push(`title "${p.title}"`);
+    }
+    const carried = exportedLabels();
+    for (const t of targets) {
+      const legend = t.legendFormat ?? '';
+      if (legend.includes('{{database_id}}') && !legend.includes('{{database_name}}')) {
+        wrong.push(`${t.panel} ${t.refId}: legend ${legend}`);
+      }
+      if (legend.includes('{{qstash_id}}') && !legend.includes('{{region}}')) {
+        wrong.push(`${t.panel} ${t.refId}: legend ${legend}`);
+      }
+      if (legend.includes('{{index_id}}') && !legend.includes('{{index_name}}')) {
+        wrong.push(`${t.panel} ${t.refId}: legend ${legend}`);
+      }
+      // Series of QStash instances, unaggregated, are told apart in the legend (two instances of an
+      // account would otherwise look the same).
+      const aggregated = /\b(by|without)\s*\(/.test((t.expr ?? '').split(' * on ')[0] ?? '');
+      const perInstance = metricNamesIn(t.expr ?? '').some((n) => carried.get(n)?.has('qstash_id'));
+      if (perInstance && !aggregated && !legend.includes('{{qstash_id}}')) {
+        wrong.push(`${t.panel} ${t.refId}: QStash instances not told apart (${legend})`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('uses $__rate_interval for every range it rates over, and no other range', () => {
@@ -266,14 +292,13 @@ describe('grafana/dashboards/upstash.json', () => {
     expect(seen).toBeGreaterThan(exprs.length);
     expect(unknown).toEqual([]);
   });
+});
 
+describe('prometheus/alerts.yml and the lint itself', () => {
   it('has rules in prometheus/alerts.yml that name only exported or recorded metrics (and up)', () => {
     const { names: exported, from } = exportedNames();
     const known = new Set([...exported, ...recordingRuleNames(), 'up']);
-    const rules = parseYaml(readFileSync(new URL('prometheus/alerts.yml', root), 'utf8')) as {
-      groups: { rules: { record?: string; alert?: string; expr: string }[] }[];
-    };
-    const unknown = rules.groups
+    const unknown = ruleGroups()
       .flatMap((g) => g.rules)
       .flatMap((r) => metricNamesIn(r.expr).map((n) => ({ rule: r.alert ?? r.record ?? '?', n })))
       .filter(({ n }) => !known.has(n))

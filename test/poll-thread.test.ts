@@ -63,7 +63,8 @@ async function dies(how: 'exit' | 'throw'): Promise<{ logs: Record<string, unkno
     await eventually('the new worker publishes its polls', async () => {
       const reply = await get('/metrics');
       statuses.push(reply.status);
-      const up = /^upstash_up\{source="redis_stats",account="main",database_id="db-a",qstash_id=""\} 1$/m;
+      const up =
+        /^upstash_up\{source="redis_stats",account="main",database_id="db-a",qstash_id="",index_id=""\} 1$/m;
       return up.test(reply.body) && reply.body.includes('upstash_redis_connections{') ? true : undefined;
     });
     expect((await get('/readyz')).status).toBe(200);

@@ -2,12 +2,17 @@
 
 import type { Config } from './types.js';
 
+/** What a listen address must be: also the message for one that is not text. */
+export const LISTEN_ADDRESS_EXPECTED =
+  'must be HOST:PORT such as :9645 (or [IPv6]:PORT), with a port from 0 to 65535';
+
+/** What a base URL must be, first of all: also the message for one that is not text. */
+export const BASE_URL_EXPECTED = 'must be an absolute http:// or https:// URL';
+
 /** An error message for a bad `HOST:PORT`, or undefined when it is fine. */
 export function checkListenAddress(address: string): string | undefined {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*):([0-9]{1,5})$/.exec(address);
-  if (match === null || Number(match[2]) > 65_535) {
-    return 'must be HOST:PORT, :PORT or [IPv6]:PORT with a port from 0 to 65535';
-  }
+  if (match === null || Number(match[2]) > 65_535) return LISTEN_ADDRESS_EXPECTED;
   return undefined;
 }
 
@@ -15,7 +20,7 @@ export function checkListenAddress(address: string): string | undefined {
 export function checkBaseUrl(text: string): string | undefined {
   const parsed = URL.canParse(text) ? new URL(text) : undefined;
   if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    return 'must be an absolute http:// or https:// URL';
+    return BASE_URL_EXPECTED;
   }
   if (parsed.username !== '' || parsed.password !== '') return 'must not contain credentials';
   // A query would end up in front of the API path, and may hold a secret that summaries would print.

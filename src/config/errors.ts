@@ -20,6 +20,14 @@ export function formatProblem(problem: ConfigProblem): string {
   return problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
 }
 
+/**
+ * The problems one line each, as the program prints them on stderr (`upstash-exporter: config: …`) and
+ * `POST /-/reload` answers them.
+ */
+export function problemLines(problems: readonly ConfigProblem[]): string {
+  return problems.map((problem) => `upstash-exporter: config: ${formatProblem(problem)}\n`).join('');
+}
+
 /** Why a file could not be read, in words, from its errno code (never the file's content). */
 export function describeFsError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;

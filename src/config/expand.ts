@@ -3,27 +3,30 @@ import type { ConfigProblem } from './errors.js';
 /**
  * Replaces `${VAR}` in every string scalar of a parsed YAML document, after parsing so that a value
  * can never inject YAML structure. `$${` is a literal `${`. Unset (or empty) variables are problems
- * that name the variable and the field, never the surrounding value.
+ * that name the variable and the field, never the surrounding value. In a key that takes a number
+ * (`numberKeys`, dotted paths), an expansion that gives a whole number is that number, as if it had
+ * been written there: a number typed in quotes stays text, which the schema rejects.
  */
 export function expandEnv(
   document: unknown,
   env: NodeJS.ProcessEnv,
   problems: ConfigProblem[],
-  path = '',
+  numberKeys: ReadonlySet<string> = new Set(),
 ): unknown {
-  if (typeof document === 'string') return expandString(document, env, problems, path);
-  if (Array.isArray(document)) {
-    return document.map((item, index) => expandEnv(item, env, problems, `${path}[${index}]`));
-  }
-  if (document !== null && typeof document === 'object') {
-    return Object.fromEntries(
-      Object.entries(document).map(([key, value]) => [
-        key,
-        expandEnv(value, env, problems, path === '' ? key : `${path}.${key}`),
-      ]),
-    );
-  }
-  return document;
+  const expand = (value: unknown, path: string): unknown => {
+    if (typeof value === 'string') {
+      const text = expandString(value, env, problems, path);
+      return text !== value && numberKeys.has(path) && /^[0-9]+$/.test(text) ? Number(text) : text;
+    }
+    if (Array.isArray(value)) return value.map((item, index) => expand(item, `${path}[${index}]`));
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.entries(value).map(([key, item]) => [key, expand(item, path === '' ? key : `${path}.${key}`)]),
+      );
+    }
+    return value;
+  };
+  return expand(document, '');
 }
 
 function expandString(text: string, env: NodeJS.ProcessEnv, problems: ConfigProblem[], path: string): string {

@@ -1,97 +1,30 @@
 import { z } from 'zod';
-import { checkBaseUrl, checkListenAddress } from './addresses.js';
-import { parseDuration, scheduleFromCron, scheduleFromInterval, type Schedule } from './schedule.js';
-import { secretProblem } from './secret.js';
+import { checkListenAddress, LISTEN_ADDRESS_EXPECTED } from './addresses.js';
+import type { Schedule } from './schedule.js';
+import type { Api } from '../upstash/client.js';
+import { ownSchedules, type OwnSchedule } from '../vocabulary.js';
+import {
+  byteSize,
+  count,
+  credential,
+  cronSchedule,
+  filePath,
+  interval,
+  isNumeric,
+  MAX_TOTAL_SHARDS,
+  name,
+  nonEmptyText,
+  regex,
+  timeoutMs,
+  TOO_MANY_SHARDS,
+  url,
+  yesNo,
+} from './values.js';
 import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, MANAGEMENT_SOURCES, QSTASH_SOURCES } from './types.js';
 
 // The shape of the YAML file, keys in snake_case as users write them; env-only mode builds the same
 // document. Structure and formats are checked here, and durations and schedules parsed; resolve.ts
 // does what needs the outside world (secret files, paths).
-
-/** A whole number, also as text, since `${VAR}` expansion always yields text. */
-const count = (min: number) =>
-  z
-    // Without a message of its own, a union that fails both ways only says "Invalid input".
-    .union(
-      [
-        z.number(),
-        z
-          .string()
-          .regex(/^[0-9]+$/, 'must be a whole number')
-          .transform(Number),
-      ],
-      'must be a whole number',
-    )
-    .pipe(z.number().int('must be a whole number').min(min, `must be at least ${min}`));
-
-const name = z
-  .string()
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
-    'must be letters, digits, `_`, `.` or `-`, starting with a letter or digit',
-  )
-  .max(64, 'must be at most 64 characters');
-
-const url = z.string().superRefine((text, ctx) => {
-  const problem = checkBaseUrl(text);
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-});
-
-const credential = z
-  .string()
-  .min(1, 'must not be empty')
-  .superRefine((value, ctx) => {
-    const problem = secretProblem(value);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-  });
-
-/**
- * A string parsed into its value, once, here. A failed parse is a continuable issue, as a refinement's
- * would be, so that the checks after it (duplicate names, one timing per entry) still run and every
- * problem shows in one run.
- */
-const parsedText = <T extends object | number>(parse: (text: string) => T | { error: string }) =>
-  z.string().transform((text, ctx): T => {
-    const result = parse(text);
-    if (typeof result === 'object' && 'error' in result) {
-      ctx.addIssue({ code: 'custom', message: result.error, continue: true });
-      return z.NEVER;
-    }
-    return result;
-  });
-
-const interval = parsedText<Schedule>(scheduleFromInterval);
-const cronSchedule = parsedText<Schedule>(scheduleFromCron);
-// Node's timers cannot wait longer than 2^31-1 ms: a longer timeout fires at once, failing every
-// request after 1 ms. An hour is more than any Upstash call should take.
-const MAX_TIMEOUT_MS = 3_600_000;
-const timeoutMs = parsedText((text) => {
-  const ms = parseDuration(text);
-  if (ms === undefined) return { error: 'must be a duration like 10s' };
-  return ms > MAX_TIMEOUT_MS ? { error: 'must be at most 1h' } : ms;
-});
-
-const SIZE_UNITS = { '': 1, KiB: 1024, MiB: 1024 * 1024 } as const;
-/**
- * Above this, one body of the smallest entries takes seconds of main-thread JSON work (blocking
- * /metrics past 2 s) and hundreds of MB (test/load/large-body.test.ts measures it).
- */
-const MAX_RESPONSE_SIZE = 16 * 1024 * 1024;
-/** A byte count: a whole number, or one with KiB or MiB (`8MiB`). */
-const byteSize = z.union([z.number(), z.string()]).transform((value, ctx): number => {
-  const match = /^([1-9][0-9]*)(KiB|MiB)?$/.exec(String(value));
-  const bytes =
-    match === null ? NaN : Number(match[1]) * SIZE_UNITS[(match[2] ?? '') as keyof typeof SIZE_UNITS];
-  if (!Number.isSafeInteger(bytes)) {
-    ctx.addIssue({ code: 'custom', message: 'must be a size in bytes, or with KiB or MiB, like 8MiB' });
-    return z.NEVER;
-  }
-  if (bytes < 1024 || bytes > MAX_RESPONSE_SIZE) {
-    ctx.addIssue({ code: 'custom', message: 'must be from 1KiB to 16MiB' });
-    return z.NEVER;
-  }
-  return bytes;
-});
 
 /** The key of each list's credential; `<key>_file` gives it from a file instead. */
 export const SECRET_KEYS = { qstash: 'token', management: 'api_key' } as const;
@@ -138,19 +71,28 @@ function managementSourceRules(entry: Record<string, unknown>, ctx: z.Refinement
           message: 'cannot be combined with databases: it filters discovered databases only',
         });
     }
-  } else if (sources.includes('redis_stats') && !sources.includes('databases')) {
+  } else if (
+    (sources.includes('redis_stats') || sources.includes('redis_backups')) &&
+    !sources.includes('databases')
+  ) {
     ctx.addIssue({
       code: 'custom',
       path: ['databases'],
       message: 'is required when the databases source is not polled (it discovers the databases)',
     });
   }
-  if (sources.includes('qstash_stats') && !sources.includes('qstash_users')) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['sources'],
-      message: 'lists qstash_stats without qstash_users, which tells it the QStash instances to poll',
-    });
+  for (const [stats, listing, what] of [
+    ['qstash_stats', 'qstash_users', 'the QStash instances'],
+    ['vector_stats', 'vector_indexes', 'the Vector indexes'],
+    ['search_stats', 'search_indexes', 'the Search indexes'],
+  ] as const) {
+    if (sources.includes(stats) && !sources.includes(listing)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources'],
+        message: `lists ${stats} without ${listing}, which tells it ${what} to poll`,
+      });
+    }
   }
 }
 
@@ -167,112 +109,154 @@ const withSchedule =
     schedule: schedule ?? every ?? interval.parse(defaultInterval),
   });
 
-/** A list whose items are all different. */
-const distinct = <T extends z.ZodType>(item: T, what: string) =>
-  z.array(item).superRefine((items, ctx) => {
+type OwnIntervalKey<A extends Api> = `${OwnSchedule<A>}_interval`;
+
+/** The `<name>_interval` keys of an entry of `api`, one per own schedule (OWN_SCHEDULES). */
+function ownIntervals<A extends Api>(api: A) {
+  return Object.fromEntries(
+    ownSchedules(api).map((name) => [`${name}_interval`, interval.optional()]),
+  ) as Record<OwnIntervalKey<A>, ReturnType<typeof interval.optional>>;
+}
+
+/** Adds an entry's `ownSchedules` from its `<name>_interval` keys, each defaulted. */
+const withOwnSchedules =
+  <A extends Api>(api: A) =>
+  <E extends Partial<Record<OwnIntervalKey<A>, Schedule | undefined>>>(entry: E) => ({
+    ...entry,
+    ownSchedules: Object.fromEntries(
+      ownSchedules(api).map((name) => [
+        name,
+        // The defaults are valid intervals, so this parse cannot throw.
+        entry[`${name}_interval`] ?? interval.parse(DEFAULTS.ownIntervals[name]),
+      ]),
+    ) as Record<OwnSchedule<A>, Schedule>,
+  });
+
+/** A list whose items are all different; `plural` names them for a value that is not a list. */
+const distinct = <T extends z.ZodType>(item: T, what: string, plural: string) =>
+  z.array(item, { error: `must be a list of ${plural}` }).superRefine((items, ctx) => {
     if (new Set(items).size !== items.length)
       ctx.addIssue({ code: 'custom', message: `lists ${what} twice` });
   });
 
 /** A list of entries whose names are unique. */
 const uniquelyNamed = <T extends z.ZodType<{ name: string }>>(entry: T, key: string) =>
-  z.array(entry).superRefine((entries, ctx) => {
-    const seen = new Set<string>();
-    entries.forEach((e, index) => {
-      if (seen.has(e.name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [index, 'name'],
-          message: `duplicates the name of another ${key} entry`,
-        });
-      }
-      seen.add(e.name);
+  z
+    .array(entry, { error: 'must be a list of entries, each starting with `- name:`' })
+    .superRefine((entries, ctx) => {
+      const seen = new Set<string>();
+      entries.forEach((e, index) => {
+        if (seen.has(e.name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'name'],
+            message: `duplicates the name of another ${key} entry`,
+          });
+        }
+        seen.add(e.name);
+      });
     });
-  });
 
 const qstashEntry = z
   .strictObject({
     name,
     url: url.optional(),
     token: credential.optional(),
-    token_file: z.string().min(1, 'must not be empty').optional(),
-    sources: distinct(z.enum(QSTASH_SOURCES), 'a source').min(1, 'must list at least one source').optional(),
+    token_file: filePath.optional(),
+    sources: distinct(z.enum(QSTASH_SOURCES), 'a source', 'sources')
+      .min(1, 'must list at least one source')
+      .optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
+    ...ownIntervals('qstash'),
   })
   .superRefine(entryRules(SECRET_KEYS.qstash))
-  .transform(withSchedule(DEFAULTS.qstashInterval));
-
-/** A regular expression (matched against a whole name later); the message names it, as users wrote it. */
-const regex = z.string().superRefine((pattern, ctx) => {
-  try {
-    new RegExp(`^(?:${pattern})$`);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression: ${pattern}` });
-  }
-});
+  .transform(withSchedule(DEFAULTS.qstashInterval))
+  .transform(withOwnSchedules('qstash'));
 
 const managementEntry = z
   .strictObject({
     name,
     url: url.optional(),
-    email: z.string().min(1, 'must not be empty'),
+    email: nonEmptyText('must be the e-mail address of the account'),
     api_key: credential.optional(),
-    api_key_file: z.string().min(1, 'must not be empty').optional(),
-    databases: distinct(z.string().min(1, 'must not be empty'), 'a database ID')
+    api_key_file: filePath.optional(),
+    databases: distinct(nonEmptyText('must be a database ID'), 'a database ID', 'database IDs')
       .min(1, 'must list at least one database ID')
       .optional(),
     include: z.array(regex).optional(),
     exclude: z.array(regex).optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
-    sources: distinct(z.enum(MANAGEMENT_SOURCES), 'a source')
+    // Backups change daily at most: their own, slower schedule, which `schedule` does not cover.
+    ...ownIntervals('management'),
+    sources: distinct(z.enum(MANAGEMENT_SOURCES), 'a source', 'sources')
       .min(1, 'must list at least one source')
       .optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.management))
   // Run even when other keys failed, so a missing `databases` shows in the same run as they do.
   .superRefine(managementSourceRules, { when: (payload) => isRecord(payload.value) })
-  .transform(withSchedule(DEFAULTS.managementInterval));
+  .transform(withSchedule(DEFAULTS.managementInterval))
+  .transform(withOwnSchedules('management'));
 
 /** The config file as parsed by zod, before resolution. */
-export const fileSchema = z.strictObject({
-  listen_address: z
-    .string()
-    .optional()
-    .superRefine((text, ctx) => {
-      const problem = text === undefined ? undefined : checkListenAddress(text);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-    }),
-  log_level: z.enum(LOG_LEVELS).optional(),
-  log_format: z.enum(LOG_FORMATS).optional(),
-  sharding: z
-    .strictObject({
-      shard: z.union([z.literal('auto'), count(0)], 'must be a whole number or auto').optional(),
-      total: count(1).optional(),
-    })
-    .optional(),
-  web_config_file: z.string().min(1).optional(),
-  http: z
-    .strictObject({
-      timeout: timeoutMs.optional(),
-      retries: count(0).pipe(z.number().max(10, 'must be at most 10')).optional(),
-      concurrency: count(1).pipe(z.number().max(64, 'must be at most 64')).optional(),
-      max_response_size: byteSize.optional(),
-    })
-    .optional(),
-  limits: z
-    .strictObject({
-      max_flow_control_keys: count(1).optional(),
-      max_url_groups: count(1).optional(),
-      max_commands_per_database: count(1).optional(),
-      max_queues: count(1).optional(),
-      max_schedules: count(1).optional(),
-    })
-    .optional(),
-  qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),
-  management: uniquelyNamed(managementEntry, 'management').optional(),
-});
+export const fileSchema = z.strictObject(
+  {
+    listen_address: z
+      .string({ error: LISTEN_ADDRESS_EXPECTED })
+      .optional()
+      .superRefine((text, ctx) => {
+        const problem = text === undefined ? undefined : checkListenAddress(text);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    log_level: z.enum(LOG_LEVELS).optional(),
+    log_format: z.enum(LOG_FORMATS).optional(),
+    sharding: z
+      .strictObject({
+        shard: z
+          .union([z.literal('auto'), count(0)], {
+            error: (issue) =>
+              typeof issue.input === 'string' && /^[0-9]+$/.test(issue.input)
+                ? 'must be a whole number without quotes, or auto'
+                : 'must be a whole number or auto',
+          })
+          .optional(),
+        total: count(1, { at: MAX_TOTAL_SHARDS, message: TOO_MANY_SHARDS }).optional(),
+      })
+      .optional(),
+    web_config_file: filePath.optional(),
+    web_enable_lifecycle: yesNo.optional(),
+    metrics: z
+      .strictObject({
+        allow: z.array(regex).optional(),
+        deny: z.array(regex).optional(),
+      })
+      .optional(),
+    http: z
+      .strictObject({
+        timeout: timeoutMs.optional(),
+        retries: count(0).pipe(z.number().max(10, 'must be at most 10')).optional(),
+        concurrency: count(1).pipe(z.number().max(64, 'must be at most 64')).optional(),
+        max_response_size: byteSize.optional(),
+      })
+      .optional(),
+    limits: z
+      .strictObject({
+        max_flow_control_keys: count(1).optional(),
+        max_url_groups: count(1).optional(),
+        max_commands_per_database: count(1).optional(),
+        max_queues: count(1).optional(),
+        max_schedules: count(1).optional(),
+        max_indexes: count(1).optional(),
+        max_dlq_pages: count(1).pipe(z.number().max(100, 'must be at most 100')).optional(),
+      })
+      .optional(),
+    qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),
+    management: uniquelyNamed(managementEntry, 'management').optional(),
+  },
+  { error: 'the configuration must be a mapping of keys to values (listen_address:, qstash:, …)' },
+);
 
 export type FileConfig = z.output<typeof fileSchema>;
 export type QstashInput = z.input<typeof qstashEntry>;
@@ -280,42 +264,24 @@ export type ManagementInput = z.input<typeof managementEntry>;
 export type QstashEntry = z.output<typeof qstashEntry>;
 export type ManagementEntry = z.output<typeof managementEntry>;
 
-/** Renders a zod issue path as users write it: `qstash[0].token`. */
-export function issuePath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
-  }
-  return out;
-}
-
 /**
- * Turns zod issues into problems. Messages never quote the offending value: it may be a secret
- * typed into the wrong key.
+ * The dotted paths (`http.retries`) of the keys that take a number, found in `schema`: `${VAR}`
+ * expansion turns a number it puts there into one. Lists are not entered (no number is in one).
  */
-export function zodProblems(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.flatMap((issue) => {
-    const path = issuePath(issue.path);
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({
-        path: path === '' ? key : `${path}.${key}`,
-        message: 'is not a known key',
-      }));
-    }
-    // `.int()` fails as invalid_type too, but carries its own message ("must be a whole number").
-    if (issue.code === 'invalid_type' && issue.expected !== 'int') {
-      return [
-        { path, message: issue.input === undefined ? 'is required' : `must be ${article(issue.expected)}` },
-      ];
-    }
-    if (issue.code === 'invalid_value') {
-      return [{ path, message: `must be one of ${issue.values.map((v) => String(v)).join(', ')}` }];
-    }
-    return [{ path, message: issue.message }];
-  });
-}
-
-function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+export function numberKeys(
+  schema: z.ZodType = fileSchema,
+  path = '',
+  found = new Set<string>(),
+): Set<string> {
+  if (isNumeric(schema)) found.add(path);
+  else if (schema instanceof z.ZodOptional) numberKeys(schema.unwrap() as z.ZodType, path, found);
+  else if (schema instanceof z.ZodPipe) numberKeys(schema.in as z.ZodType, path, found);
+  else if (schema instanceof z.ZodUnion) {
+    for (const option of schema.options as readonly z.ZodType[]) numberKeys(option, path, found);
+  } else if (schema instanceof z.ZodObject) {
+    const shape: Readonly<Record<string, z.ZodType>> = schema.shape;
+    for (const [key, value] of Object.entries(shape))
+      numberKeys(value, path === '' ? key : `${path}.${key}`, found);
+  }
+  return found;
 }

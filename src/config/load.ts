@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { regexProblem } from '../metrics/relabel-regex.js';
 import { checkListenAddress } from './addresses.js';
 import { envDocument, envVariable } from './env.js';
 import { ConfigError, describeFsError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
-import { fileSchema, zodProblems } from './file-schema.js';
+import { fileSchema, numberKeys } from './file-schema.js';
+import { expectedType, zodProblems } from './schema-problems.js';
+import { MAX_TOTAL_SHARDS, TOO_MANY_SHARDS } from './values.js';
 import { checkSecretFiles, resolveDocument, type Files, type Resolved } from './resolve.js';
 import { parseYaml } from './yaml.js';
 import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, type Config } from './types.js';
@@ -16,6 +19,11 @@ export interface FlagOverrides {
   readonly logLevel?: string | undefined;
   readonly logFormat?: string | undefined;
   readonly webConfigFile?: string | undefined;
+  /** `--web.enable-lifecycle`: true when given. */
+  readonly webEnableLifecycle?: boolean | undefined;
+  /** `--metrics.allow`, each time it is given; when given, the file's list is not read. */
+  readonly metricsAllow?: readonly string[] | undefined;
+  readonly metricsDeny?: readonly string[] | undefined;
   /** `--shard`: a number or `auto`. */
   readonly shard?: string | undefined;
   readonly totalShards?: string | undefined;
@@ -69,11 +77,23 @@ export function loadConfig(options: LoadOptions): Config {
 }
 
 /** The settings every mode shares: flags first, then the file, then defaults. */
-type CommonSettings = Pick<Config, 'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'sharding'>;
+export type CommonSettings = Pick<
+  Config,
+  'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'webEnableLifecycle' | 'metrics' | 'sharding'
+>;
 
 function commonSettings(
   flags: FlagOverrides,
-  file: Pick<Resolved, 'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'sharding'>,
+  file: Pick<
+    Resolved,
+    | 'listenAddress'
+    | 'logLevel'
+    | 'logFormat'
+    | 'webConfigFile'
+    | 'webEnableLifecycle'
+    | 'metrics'
+    | 'sharding'
+  >,
   host: string,
   problems: ConfigProblem[],
 ): CommonSettings {
@@ -89,8 +109,27 @@ function commonSettings(
     logLevel: flagLevel ?? file.logLevel ?? DEFAULTS.logLevel,
     logFormat: flagFormat ?? file.logFormat ?? DEFAULTS.logFormat,
     webConfigFile: flags.webConfigFile === undefined ? file.webConfigFile : resolve(flags.webConfigFile),
+    webEnableLifecycle: flags.webEnableLifecycle ?? file.webEnableLifecycle ?? false,
+    metrics: {
+      allow: flagPatterns(flags.metricsAllow, '--metrics.allow', problems) ?? file.metrics?.allow ?? [],
+      deny: flagPatterns(flags.metricsDeny, '--metrics.deny', problems) ?? file.metrics?.deny ?? [],
+    },
     sharding: sharding(flags, file.sharding, host, problems),
   };
+}
+
+/** A repeatable pattern flag's values, each checked (named by its place, never quoted); undefined when not given. */
+function flagPatterns(
+  values: readonly string[] | undefined,
+  flag: string,
+  problems: ConfigProblem[],
+): readonly string[] | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  values.forEach((pattern, index) => {
+    const problem = regexProblem(pattern);
+    if (problem !== undefined) problems.push({ path: `${flag}[${index}]`, message: problem });
+  });
+  return values;
 }
 
 function oneOf<T extends string>(
@@ -116,8 +155,12 @@ function sharding(
   problems: ConfigProblem[],
 ): Config['sharding'] {
   const fallback = { shard: 0, total: 1 };
-  const wholeNumber = (text: string, flag: string, min: number): number | undefined => {
-    if (/^[0-9]+$/.test(text) && Number(text) >= min) return Number(text);
+  const wholeNumber = (text: string, flag: string, min: number, max = Infinity): number | undefined => {
+    if (/^[0-9]+$/.test(text) && Number(text) >= min) {
+      if (Number(text) <= max) return Number(text);
+      problems.push({ path: flag, message: TOO_MANY_SHARDS });
+      return undefined;
+    }
     problems.push({
       path: flag,
       message: min === 0 ? 'must be a whole number or auto' : 'must be a whole number of at least 1',
@@ -134,7 +177,7 @@ function sharding(
   const total =
     flags.totalShards === undefined
       ? (file?.total ?? 1)
-      : wholeNumber(flags.totalShards, '--total-shards', 1);
+      : wholeNumber(flags.totalShards, '--total-shards', 1, MAX_TOTAL_SHARDS);
   if (shard === 'auto') {
     const name = host.split('.')[0] ?? '';
     const ordinal = /-([0-9]+)$/.exec(name)?.[1];
@@ -172,6 +215,8 @@ const EMPTY: Resolved = {
   logLevel: undefined,
   logFormat: undefined,
   webConfigFile: undefined,
+  webEnableLifecycle: undefined,
+  metrics: undefined,
   sharding: undefined,
   http: DEFAULTS.http,
   limits: DEFAULTS.limits,
@@ -195,7 +240,7 @@ function fromFile(
   const raw = parseYaml(text, path, problems);
   if (raw === undefined) return EMPTY;
   const expansionProblems: ConfigProblem[] = [];
-  const expanded = expandEnv(raw, env, expansionProblems);
+  const expanded = expandEnv(raw, env, expansionProblems, numberKeys());
   // Relative paths in the file are relative to its folder.
   const files = { base: dirname(resolve(path)), read };
   return fromDocument(expanded, files, (field) => field, expansionProblems, problems);
@@ -226,12 +271,12 @@ function fromDocument(
 ): Resolved {
   const found: ConfigProblem[] = [];
   // reportInput lets zodProblems tell a missing key from a wrong type; it never prints the input.
-  const parsed = fileSchema.safeParse(document, { reportInput: true });
+  const parsed = fileSchema.safeParse(document, { reportInput: true, error: expectedType });
   let resolved = EMPTY;
   if (parsed.success) {
     resolved = resolveDocument(parsed.data, files, found);
   } else {
-    found.push(...zodProblems(parsed.error));
+    found.push(...zodProblems(parsed.error, fileSchema));
     checkSecretFiles(document, files, found);
   }
   const named = new Set(reported.map((p) => p.path));

@@ -28,6 +28,8 @@ export interface Resolved {
   readonly logFormat: FileConfig['log_format'];
   readonly sharding: FileConfig['sharding'];
   readonly webConfigFile: string | undefined;
+  readonly webEnableLifecycle: boolean | undefined;
+  readonly metrics: FileConfig['metrics'];
   readonly http: HttpSettings;
   readonly limits: Limits;
   readonly qstash: readonly QstashAccount[];
@@ -42,6 +44,8 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
     logFormat: file.log_format,
     sharding: file.sharding,
     webConfigFile: file.web_config_file === undefined ? undefined : resolve(files.base, file.web_config_file),
+    webEnableLifecycle: file.web_enable_lifecycle,
+    metrics: file.metrics,
     http: {
       timeoutMs: file.http?.timeout ?? DEFAULTS.http.timeoutMs,
       retries: file.http?.retries ?? DEFAULTS.http.retries,
@@ -55,6 +59,8 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
         file.limits?.max_commands_per_database ?? DEFAULTS.limits.maxCommandsPerDatabase,
       maxQueues: file.limits?.max_queues ?? DEFAULTS.limits.maxQueues,
       maxSchedules: file.limits?.max_schedules ?? DEFAULTS.limits.maxSchedules,
+      maxIndexes: file.limits?.max_indexes ?? DEFAULTS.limits.maxIndexes,
+      maxDlqPages: file.limits?.max_dlq_pages ?? DEFAULTS.limits.maxDlqPages,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),
@@ -87,6 +93,7 @@ function qstashAccount(
     token,
     schedule: entry.schedule,
     sources: entry.sources ?? QSTASH_SOURCES,
+    ownSchedules: entry.ownSchedules,
   };
 }
 
@@ -108,6 +115,7 @@ function managementAccount(
     exclude: entry.exclude ?? [],
     schedule: entry.schedule,
     sources: entry.sources ?? MANAGEMENT_SOURCES,
+    ownSchedules: entry.ownSchedules,
   };
 }
 

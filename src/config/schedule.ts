@@ -12,6 +12,11 @@ const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 /** Runs looked ahead to measure a cron expression's interval. */
 const GAPS_SAMPLED = 64;
 
+/** What an `interval` must be: also the message for one that is not text. */
+export const INTERVAL_EXPECTED = 'must be a duration like 30s, 5m or 1h';
+/** What a `schedule` must be, first of all: also the message for one that is not text. */
+export const CRON_EXPECTED = 'must be a node-cron expression with 6 fields (seconds first)';
+
 /** Parses `Ns`, `Nm` or `Nh` into milliseconds; undefined when the text is not such a duration. */
 export function parseDuration(text: string): number | undefined {
   const match = /^([1-9][0-9]*)([smh])$/.exec(text);
@@ -45,7 +50,7 @@ export function intervalToCron(intervalMs: number): { cron: string } | { error: 
 /** Validates a node-cron expression with seconds and measures its interval; an error message otherwise. */
 export function scheduleFromCron(expression: string): Schedule | { error: string } {
   const fields = expression.trim().split(/\s+/);
-  if (fields.length !== 6) return { error: 'must be a node-cron expression with 6 fields (seconds first)' };
+  if (fields.length !== 6) return { error: CRON_EXPECTED };
   if (!cron.validate(expression)) return { error: 'is not a valid node-cron expression' };
   // The interval stands for the longest gap among the next runs: for an irregular expression such as
   // `0,10 * * * * *` that is 50 s, so staleness (3 intervals) never drops good data between two
@@ -64,7 +69,7 @@ export function scheduleFromCron(expression: string): Schedule | { error: string
 /** The schedule for an `interval` like `30s`, or an error message. */
 export function scheduleFromInterval(text: string): Schedule | { error: string } {
   const intervalMs = parseDuration(text);
-  if (intervalMs === undefined) return { error: 'must be a duration like 30s, 5m or 1h' };
+  if (intervalMs === undefined) return { error: INTERVAL_EXPECTED };
   const result = intervalToCron(intervalMs);
   if ('error' in result) return result;
   return { cron: result.cron, intervalMs };

@@ -1,3 +1,6 @@
+import type { Api } from '../upstash/client.js';
+import { onOwnSchedule, ownSchedules, type OwnSchedule, type SourceName } from '../vocabulary.js';
+import type { Schedule } from './schedule.js';
 import type { Config } from './types.js';
 
 /** A human-readable summary of the configuration, for `--check-config`; secrets show as `<redacted>`. */
@@ -8,17 +11,22 @@ export function summarizeConfig(config: Config): string {
     `log_level: ${config.logLevel}, log_format: ${config.logFormat}`,
     `sharding: shard ${config.sharding.shard} of ${config.sharding.total}`,
     `web_config_file: ${config.webConfigFile ?? '(none)'}`,
+    `web_enable_lifecycle: ${config.webEnableLifecycle} (POST /-/reload ${config.webEnableLifecycle ? 'reloads the configuration' : 'answers 403'})`,
+    `metrics: ${familySummary(config.metrics)}`,
     `http: timeout ${config.http.timeoutMs / 1000}s, retries ${config.http.retries}, concurrency ${config.http.concurrency}, max response size ${config.http.maxBodyBytes} bytes`,
-    `limits: max_flow_control_keys ${config.limits.maxFlowControlKeys}, max_url_groups ${config.limits.maxUrlGroups}, max_commands_per_database ${config.limits.maxCommandsPerDatabase}`,
+    // Every limit, as the file spells it (maxQueues → max_queues): a new one shows without an edit here.
+    `limits: ${Object.entries(config.limits)
+      .map(([key, value]) => `${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} ${value}`)
+      .join(', ')}`,
   ];
   for (const account of config.qstash) {
     lines.push(
-      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)`,
+      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account)}`,
     );
   }
   for (const account of config.management) {
     lines.push(
-      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)`,
+      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('management', account)}`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -32,4 +40,31 @@ function databaseSummary(account: Config['management'][number]): string {
     ...(account.exclude.length > 0 ? [`exclude ${account.exclude.join(', ')}`] : []),
   ];
   return `databases discovered${filters.length > 0 ? ` (${filters.join('; ')})` : ' (all)'}`;
+}
+
+/** The sources of an entry that run on a schedule of their own, and how often, as the summary says it. */
+function ownScheduleSummary<A extends Api>(
+  api: A,
+  account: {
+    readonly sources: readonly SourceName<A>[];
+    readonly ownSchedules: Readonly<Record<OwnSchedule<A>, Schedule>>;
+  },
+): string {
+  return ownSchedules(api)
+    .flatMap((schedule) =>
+      onOwnSchedule(api, schedule)
+        .filter((source) => account.sources.includes(source))
+        .map((source) => `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s`),
+    )
+    .join('');
+}
+
+/** Which metric families /metrics shows, as the summary says it. */
+function familySummary(selection: Config['metrics']): string {
+  if (selection.allow.length === 0 && selection.deny.length === 0) return 'every family';
+  const lists = [
+    ...(selection.allow.length > 0 ? [`allow ${selection.allow.join(', ')}`] : []),
+    ...(selection.deny.length > 0 ? [`deny ${selection.deny.join(', ')}`] : []),
+  ];
+  return `${lists.join('; ')} (matched against whole family names)`;
 }

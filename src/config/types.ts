@@ -1,8 +1,16 @@
-import { SOURCE_NAMES, type Limits, type Sharding, type SourceName } from '../vocabulary.js';
+import type { FamilySelection } from '../metrics/family-filter.js';
+import {
+  SOURCE_NAMES,
+  type Limits,
+  type OwnSchedule,
+  type PerOwnSchedule,
+  type Sharding,
+  type SourceName,
+} from '../vocabulary.js';
 import type { Secret } from './secret.js';
 import type { Schedule } from './schedule.js';
 
-export type { Limits, Sharding };
+export type { FamilySelection, Limits, Sharding };
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -23,13 +31,18 @@ export interface QstashAccount {
   readonly token: Secret;
   readonly schedule: Schedule;
   readonly sources: readonly QstashSourceName[];
+  /** When the sources on a schedule of their own run (`dlq_interval`: `dlq`, `workflow_dlq`). */
+  readonly ownSchedules: PerOwnSchedule<'qstash', Schedule>;
 }
 
 /** The management API sources a `management` entry may list (all by default). */
 export const MANAGEMENT_SOURCES = SOURCE_NAMES.management;
 export type ManagementSourceName = SourceName<'management'>;
 
-/** One management API key: its Redis databases (listed, or discovered) and their stats. */
+/**
+ * One management API key: its Redis databases (listed, or discovered), their stats and backups, its
+ * QStash instances and its Vector and Search indexes.
+ */
 export interface ManagementAccount {
   readonly name: string;
   /** Base URL without a trailing slash. */
@@ -44,6 +57,8 @@ export interface ManagementAccount {
   readonly exclude: readonly string[];
   readonly schedule: Schedule;
   readonly sources: readonly ManagementSourceName[];
+  /** When the sources on a schedule of their own run (`backups_interval`: `redis_backups`). */
+  readonly ownSchedules: PerOwnSchedule<'management', Schedule>;
 }
 
 /** How we call Upstash. */
@@ -63,6 +78,10 @@ export interface Config {
   readonly sharding: Sharding;
   /** Absolute path of the exporter-toolkit web config, if any. */
   readonly webConfigFile: string | undefined;
+  /** Whether `POST /-/reload` reloads the configuration (`--web.enable-lifecycle`). */
+  readonly webEnableLifecycle: boolean;
+  /** The metric families /metrics shows (`metrics.allow`, `metrics.deny`: regexes, matched whole). */
+  readonly metrics: FamilySelection;
   readonly http: HttpSettings;
   readonly limits: Limits;
   readonly qstash: readonly QstashAccount[];
@@ -79,6 +98,11 @@ export const DEFAULTS = {
   managementUrl: 'https://api.upstash.com',
   qstashInterval: '30s',
   managementInterval: '60s',
+  /**
+   * Each own schedule's interval (`<name>_interval`): backups change daily at most; paging a DLQ
+   * costs up to max_dlq_pages requests (CONTRACT-v0.3 9.2).
+   */
+  ownIntervals: { backups: '1h', dlq: '5m' } satisfies Record<OwnSchedule, string>,
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
   limits: {
     maxFlowControlKeys: 1000,
@@ -86,6 +110,8 @@ export const DEFAULTS = {
     maxCommandsPerDatabase: 100,
     maxQueues: 1000,
     maxSchedules: 1000,
+    maxIndexes: 1000,
+    maxDlqPages: 10,
   },
   envAccount: 'default',
 } as const;

@@ -3,8 +3,11 @@ import type { Answer } from './answer.js';
 import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
 import type { Listed, Registry } from './registry.js';
 
-/** Bodies of a frozen simulator, kept until the data changes; when not frozen, nothing is kept. */
-class BodyCache {
+/**
+ * Bodies of a frozen simulator, kept until the data changes; when not frozen, nothing is kept. The
+ * helpers below keep theirs in one; an endpoint of another shape (a paged list) keeps its own.
+ */
+export class BodyCache {
   readonly #frozen: boolean;
   readonly #bodies = new Map<string, Buffer>();
 
@@ -125,8 +128,13 @@ export class PerIdBodies<T extends Listed> implements Endpoint {
     this.#make = make;
     this.#bodies = new BodyCache(ctx.frozen);
     registry.onChange(() => {
-      this.#bodies.clear();
+      this.changed();
     });
+  }
+
+  /** Forgets the kept bodies, because what they are made from (besides the registry) changed. */
+  changed(): void {
+    this.#bodies.clear();
   }
 
   answer(params: RouteParams): Answer {

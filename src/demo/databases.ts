@@ -3,6 +3,7 @@ import { defineEndpoint } from './endpoint.js';
 import type { SimulatedDatabase } from './fleet.js';
 import { hashString, mix, noise } from './noise.js';
 import { matchPath } from './paths.js';
+import { demoRedisSettings } from './redis-settings.js';
 
 /** What Upstash lists as `db_request_limit` for "no limit"; beyond 2^53, so written as text. */
 export const NO_LIMIT = '8024278031528736858';
@@ -16,6 +17,7 @@ function listingEntry(seed: number, d: SimulatedDatabase, origin: number): Recor
   const secret = (salt: number): string =>
     Array.from({ length: 4 }, (_, k) => Math.floor(noise(id, k, salt) * 0xffffffff).toString(16)).join('');
   const endpoint = `${d.name.replace(/[^a-z0-9]/g, '-')}-${String(id % 100_000)}`;
+  const settings = demoRedisSettings(d.id);
   return {
     database_id: d.id,
     database_name: d.name,
@@ -28,7 +30,7 @@ function listingEntry(seed: number, d: SimulatedDatabase, origin: number): Recor
     type: d.plan,
     creation_time: Math.floor(origin / 1000) - 86_400 * (30 + (id % 300)),
     state: d.state,
-    tls: true,
+    tls: settings.tls,
     db_max_clients: d.maxClients,
     db_max_request_size: 10_485_760,
     db_disk_threshold: d.diskLimit,
@@ -40,8 +42,8 @@ function listingEntry(seed: number, d: SimulatedDatabase, origin: number): Recor
     primary_region: d.primaryRegion,
     primary_members: [d.primaryRegion],
     all_members: [d.primaryRegion],
-    read_regions: [],
-    eviction: false,
+    read_regions: settings.readRegions,
+    eviction: settings.eviction,
     auto_upgrade: false,
     consistent: false,
     modifying_state: '',
@@ -56,9 +58,9 @@ function listingEntry(seed: number, d: SimulatedDatabase, origin: number): Recor
     db_acl_default_user_status: 'true',
     db_eviction: false,
     last_plan_upgrade_time: 0,
-    replicas: 1,
+    replicas: settings.replicas,
     customer_id: 'demo@example.com',
-    daily_backup_enabled: false,
+    daily_backup_enabled: settings.dailyBackup,
     securityAddons: {
       ipWhitelisting: false,
       vpcPeering: false,

@@ -1,14 +1,12 @@
 import { Secret } from '../config/secret.js';
 import { scheduleFromInterval, type Schedule } from '../config/schedule.js';
+import type { CommonSettings } from '../config/load.js';
 import { DEFAULTS, MANAGEMENT_SOURCES, QSTASH_SOURCES, type Config } from '../config/types.js';
 import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from './simulator.js';
 
 /** The configuration of `--demo`: one QStash and one management account on the simulator at `url`,
  * the databases discovered from its listing. */
-export function demoConfig(
-  url: string,
-  base: Pick<Config, 'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'sharding'>,
-): Config {
+export function demoConfig(url: string, base: CommonSettings): Config {
   // Short intervals, so the demo visibly moves within a minute.
   const schedule = scheduleFromInterval('5s') as Schedule;
   const statsSchedule = scheduleFromInterval('10s') as Schedule;
@@ -23,6 +21,8 @@ export function demoConfig(
         token: new Secret(DEMO_QSTASH_TOKEN),
         schedule,
         sources: QSTASH_SOURCES,
+        // Paging the DLQs every 30 s, not every 5 minutes: the demo should move.
+        ownSchedules: { dlq: scheduleFromInterval('30s') as Schedule },
       },
     ],
     management: [
@@ -36,6 +36,8 @@ export function demoConfig(
         exclude: [],
         schedule: statsSchedule,
         sources: MANAGEMENT_SOURCES,
+        // Hourly by default; the demo polls them more often, as it does everything else.
+        ownSchedules: { backups: scheduleFromInterval('30s') as Schedule },
       },
     ],
     origin: 'demo (embedded simulator)',

@@ -41,8 +41,8 @@ export interface EndpointContext {
 
 /** One simulated endpoint's data, and how it answers a request that passed the route's auth. */
 export interface Endpoint {
-  /** The answer to an authenticated GET of the route. */
-  answer(params: RouteParams): Answer;
+  /** The answer to an authenticated GET of the route; `query` is its query string (paging). */
+  answer(params: RouteParams, query?: URLSearchParams): Answer;
 }
 
 /** Everything the server needs to know about a route. */

@@ -20,6 +20,34 @@ function requestsOn(instance: DemoQstashInstance, dayStart: number, t: number, s
   return Math.round(limit * dayFactor * fraction);
 }
 
+/**
+ * Outcome ids and the messages of each per minute on average: mostly delivered, a few retried,
+ * failed or errored (about 2.5 %, under the failure alert's 5 %); a workflow failure now and then.
+ */
+const QSTASH_OUTCOMES = { delivered: 30, retry: 1, failed: 0.5, error: 0.3 } as const;
+const WORKFLOW_OUTCOMES = { delivered: 4, failed: 0.02 } as const;
+
+/**
+ * The last hour's points of each outcome, moving with the minute: `{id, data_points}` as Upstash
+ * sends `daily_qstash_messages`. A point is drawn between 0 and twice the rate and rounded up or
+ * down at random, so it averages the rate, fractions included.
+ */
+function outcomes(
+  rates: Readonly<Record<string, number>>,
+  recent: readonly string[],
+  t: number,
+  seed: number,
+): unknown[] {
+  const minute = Math.floor(t / 60_000);
+  return Object.entries(rates).map(([id, rate], k) => ({
+    id,
+    data_points: recent.map((x, i) => {
+      const at = minute - 59 + i;
+      return { x, y: Math.floor(2 * rate * noise(seed, at, 61 + k) + noise(seed, at, 71 + k)) };
+    }),
+  }));
+}
+
 /** One instance's stats at time t, shaped as the Developer API's QStashStats. */
 function statsBody(instance: DemoQstashInstance, origin: number, t: number, seed: number): unknown {
   const now = new Date(t);
@@ -42,18 +70,18 @@ function statsBody(instance: DemoQstashInstance, origin: number, t: number, seed
   const recent = Array.from({ length: 60 }, (_, i) => formatGoTime(t - (59 - i) * 60_000, '426'));
   return {
     days: days.map((_, d) => DAY_NAMES[new Date(monthStart + d * DAY).getUTCDay()]),
-    daily_requests: days.map((d) => ({ x: d.x, y: d.requests, workflow_message: 0, workflow_run: 0 })),
+    daily_requests: days.map((d) => ({
+      x: d.x,
+      y: d.requests,
+      workflow_message: Math.round(d.requests * 0.05),
+      workflow_run: Math.round(d.requests * 0.01),
+    })),
     daily_billings: days.map((d) => ({ x: d.x, y: dollars(d.requests) })),
     daily_bandwidths: days.map((d) => ({ x: d.x, y: d.requests * 2048 })),
     daily_used: recent.map((x, i) => ({ x, y: Math.round(5 + 10 * noise(seed, i, 41)) })),
-    daily_used_workflow: recent.map((x) => ({ x, y: 0 })),
-    daily_qstash_messages: [
-      {
-        id: 'delivered',
-        data_points: recent.map((x, i) => ({ x, y: Math.round(4 + 8 * noise(seed, i, 43)) })),
-      },
-    ],
-    daily_workflow_messages: [],
+    daily_used_workflow: recent.map((x, i) => ({ x, y: Math.round(2 * noise(seed, i, 53)) })),
+    daily_qstash_messages: outcomes(QSTASH_OUTCOMES, recent, t, seed ^ hashString(instance.id)),
+    daily_workflow_messages: outcomes(WORKFLOW_OUTCOMES, recent, t, seed ^ hashString(`${instance.id}/wf`)),
     dlq_message_count: dlq,
     daily_bandwidth_used: recent.map((x, i) => ({ x, y: Math.round(10_000 * noise(seed, i, 47)) })),
     total_monthly_billing: round(

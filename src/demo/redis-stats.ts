@@ -5,6 +5,12 @@ import { formatGoTime } from './go-time.js';
 import { between, hashString, mix, noise, round, TAU } from './noise.js';
 import { matchPath } from './paths.js';
 
+/**
+ * The field a suspended database sends with the wrong type on purpose (a plain number where a series
+ * belongs), as after an API change: the demo shows the `field rejected` warning it causes.
+ */
+export const DEMO_CHANGED_FIELD = 'dailyproduce';
+
 /** Databases whose produce/consume series carry values; every other one has them null, as most do. */
 export const DEMO_STREAMING_DATABASES: readonly string[] = ['db-demo-events'];
 /** Spacing of the points of the ten-second stats series. */
@@ -34,7 +40,7 @@ interface DatabaseProfile {
   /** Request and disk limits the figures stay just below (a free database near its limits). */
   nearLimits: { requests: number; disk: number } | undefined;
   /**
-   * Whether one field has the wrong type (a plain 0 where the `dailyproduce` series belongs), as after
+   * Whether one field has the wrong type (a plain 0 where the {@link DEMO_CHANGED_FIELD} series belongs), as after
    * an API change: the exporter skips it alone and counts it in upstash_exporter_fields_rejected_total.
    */
   changedField: boolean;
@@ -166,7 +172,11 @@ function generateStats(
     dailyrequests,
     dailybilling: daily(21, (u) => round(p.dailyDollars * (0.7 + 0.6 * u), 4)),
     bandwidths,
-    dailyproduce: p.changedField ? 0 : p.streams ? daily(42, (u) => Math.round(requestsOn(u) * 0.05)) : null,
+    [DEMO_CHANGED_FIELD]: p.changedField
+      ? 0
+      : p.streams
+        ? daily(42, (u) => Math.round(requestsOn(u) * 0.05))
+        : null,
     dailyconsume: p.streams ? daily(43, (u) => Math.round(requestsOn(u) * 0.05)) : null,
     days: dayNumbers.map((d) => WEEKDAYS[(d + 4) % 7] ?? ''),
     daily_net_commands: todayRequests,

@@ -1,9 +1,13 @@
 import { databasesEndpoint } from './databases.js';
+import { dlqEndpoint, workflowDlqEndpoint } from './dlq.js';
 import { flowControlEndpoint } from './flow-control.js';
 import { globalParallelismEndpoint } from './global-parallelism.js';
+import { searchIndexesEndpoint, vectorIndexesEndpoint } from './index-listings.js';
+import { searchStatsEndpoint, vectorStatsEndpoint } from './index-stats.js';
 import { qstashStatsEndpoint } from './qstash-stats.js';
 import { qstashUsersEndpoint } from './qstash-users.js';
 import { queuesEndpoint } from './queues.js';
+import { redisBackupsEndpoint } from './redis-backups.js';
 import { redisStatsEndpoint } from './redis-stats.js';
 import { schedulesEndpoint } from './schedules.js';
 import { urlGroupsEndpoint } from './url-groups.js';
@@ -24,6 +28,13 @@ export const ENDPOINTS = [
   globalParallelismEndpoint,
   qstashUsersEndpoint,
   qstashStatsEndpoint,
+  redisBackupsEndpoint,
+  vectorIndexesEndpoint,
+  vectorStatsEndpoint,
+  searchIndexesEndpoint,
+  searchStatsEndpoint,
+  dlqEndpoint,
+  workflowDlqEndpoint,
 ] as const;
 
 /** The Upstash operations the simulator serves. */

@@ -29,7 +29,7 @@ export const DEMO_FAILING_SCHEDULE = 'scd_sync-crm';
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 /** When the CRM sync starts failing, after start-up. */
-const FAILS_AFTER_MS = 90_000;
+export const FAILS_AFTER_MS = 90_000;
 
 /** The last and next run of a schedule firing every `periodMs` from midnight plus `offsetMs`. */
 function runs(t: number, periodMs: number, offsetMs = 0): { last: number; next: number } {

@@ -165,7 +165,7 @@ export class SimulatorServer<R extends string> {
     // Computed only when used: a delayed answer reads the clock when it is finally sent.
     const normal = (): Answer =>
       refuse(spec.credential, req.headers.authorization ?? '', this.#options.credentials) ??
-      endpoint.answer(params);
+      endpoint.answer(params, new URLSearchParams(rawPath.split('?')[1] ?? ''));
     const fault = this.#options.faults.take(spec.name);
     if (fault) applyFault(res, fault, { normal, oversizeFrame: spec.oversizeFrame, timers: this.#timers });
     else send(res, normal());

@@ -3,10 +3,13 @@ import type { EndpointContext } from './endpoint.js';
 import { FaultTable } from './faults.js';
 import type { Fault } from './faults.js';
 import { databasesByIds } from './fleet.js';
+import type { DlqBehaviour } from './dlq.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 import type { GlobalParallelismBody } from './global-parallelism.js';
+import type { DemoIndex, IndexProduct } from './indexes.js';
 import type { DemoQstashInstance } from './qstash-instances.js';
 import type { QueueEntry, QueuesOptions } from './queues.js';
+import type { DemoBackup } from './redis-backups.js';
 import { createRegistries } from './registries.js';
 import type { RegistriesOptions } from './registries.js';
 import type { RedisStatsOptions } from './redis-stats.js';
@@ -31,11 +34,19 @@ export {
 } from './fleet.js';
 export { NO_LIMIT } from './databases.js';
 export { DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
+export { DEMO_DLQ_CALLER_IP, DEMO_DLQ_SECRET } from './dlq.js';
+export type { DlqBehaviour } from './dlq.js';
 export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
 export type { GlobalParallelismBody } from './global-parallelism.js';
 export { DEMO_QSTASH_INSTANCES } from './qstash-instances.js';
 export type { DemoQstashInstance, QstashUsersOptions } from './qstash-instances.js';
 export { demoInstanceToken } from './qstash-users.js';
+export { DEMO_SEARCH_INDEXES, DEMO_VECTOR_INDEXES } from './indexes.js';
+export type { DemoIndex, IndexProduct, IndexesOptions } from './indexes.js';
+export { demoIndexToken } from './index-listings.js';
+export { DEMO_FAILING_BACKUP_DATABASE, demoBackups } from './redis-backups.js';
+export type { DemoBackup } from './redis-backups.js';
+export { DEMO_BACKED_UP_DATABASE, DEMO_UNPROTECTED_DATABASE } from './redis-settings.js';
 export { DEMO_BUSY_QUEUE, DEMO_PAUSED_QUEUE } from './queues.js';
 export type { QueueEntry, QueuesOptions } from './queues.js';
 export { DEMO_FAILING_SCHEDULE, DEMO_SCHEDULE_SECRET } from './schedules.js';
@@ -117,6 +128,12 @@ export interface Simulator {
   setQstashInstances(instances: readonly DemoQstashInstance[]): void;
   /** Serve this global parallelism instead of the generated one; `null` goes back to generated data. */
   setGlobalParallelism(body: GlobalParallelismBody | null): void;
+  /** Replace the Vector or Search indexes the account has (the stats of others answer 404). */
+  setIndexes(product: IndexProduct, indexes: readonly DemoIndex[]): void;
+  /** Serve these backups for one database; `null` goes back to generated ones. */
+  setBackups(databaseId: string, backups: readonly DemoBackup[] | null): void;
+  /** Make a dead-letter queue misbehave page by page, or hold a given number of messages; `null` restores it. */
+  setDlq(list: 'dlq' | 'workflow_dlq', behaviour: DlqBehaviour | null): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;
   /** Listen again on the same port after {@link Simulator.stop}, keeping all state. */
@@ -191,8 +208,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setGlobalParallelism: (body) => {
       endpoints.global_parallelism.setOverride(body);
     },
+    setIndexes: (product, indexes) => {
+      registries.indexes[product].replace(indexes);
+    },
+    setBackups: (databaseId, backups) => {
+      endpoints.redis_backups.setBackups(databaseId, backups);
+    },
     setQstashInstances: (instances) => {
       registries.qstashInstances.replace(instances);
+    },
+    setDlq: (list, behaviour) => {
+      endpoints[list].setOverride(behaviour);
     },
     stop: () => server.stop(),
     async restart() {

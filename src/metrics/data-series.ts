@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import type { DataMetric } from './catalogue.js';
 import { familyHeader, formatLabels, formatValue, type Format } from './exposition.js';
+import { ALL_FAMILIES, type FamilyPredicate } from './family-filter.js';
 import type { LabelPairs, Sample } from './sample.js';
 
 /**
@@ -118,11 +119,15 @@ export class DataSeries {
     return this.#version;
   }
 
-  /** The data section of /metrics as bytes to send back to back; families without samples are left out. */
-  chunks(format: Format): Buffer[] {
+  /**
+   * The data section of /metrics as bytes to send back to back; families without samples, and those
+   * `keep` does not show, are left out.
+   */
+  chunks(format: Format, keep: FamilyPredicate = ALL_FAMILIES): Buffer[] {
     const sources = this.#sources();
     const out: Buffer[] = [];
     for (const metric of this.#metrics) {
+      if (!keep(metric.name)) continue;
       let lines = this.#families.get(metric.name);
       if (lines === undefined) {
         const parts: Buffer[] = [];
@@ -139,8 +144,8 @@ export class DataSeries {
   }
 
   /** The data section as one string (for tests and tools; /metrics sends {@link chunks}). */
-  render(format: Format): string {
-    return Buffer.concat(this.chunks(format)).toString('utf8');
+  render(format: Format, keep: FamilyPredicate = ALL_FAMILIES): string {
+    return Buffer.concat(this.chunks(format, keep)).toString('utf8');
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { ALL_FAMILIES, type FamilyPredicate } from './family-filter.js';
 
 /** The two exposition formats we serve. */
 export type Format = 'text' | 'openmetrics';
@@ -73,12 +74,21 @@ export function renderFamilies(families: readonly FamilySnapshot[], format: Form
   return out;
 }
 
-/** Renders every metric of a prom-client registry in the requested format. */
-export async function renderRegistry(registry: Registry, format: Format): Promise<string> {
+/**
+ * Renders the metrics of a prom-client registry in the requested format: those `keep` shows (a family
+ * left out is not even collected).
+ */
+export async function renderRegistry(
+  registry: Registry,
+  format: Format,
+  keep: FamilyPredicate = ALL_FAMILIES,
+): Promise<string> {
   // The registry holds Metric instances; its typings only admit to the plain-object part of them.
   const metrics = registry.getMetricsAsArray() as unknown as {
+    readonly name: string;
     get(): Promise<FamilySnapshot> | FamilySnapshot;
   }[];
-  const families = await Promise.all(metrics.map(async (metric) => metric.get()));
+  const shown = metrics.filter((metric) => keep(metric.name));
+  const families = await Promise.all(shown.map(async (metric) => metric.get()));
   return renderFamilies(families, format);
 }

@@ -3,6 +3,7 @@ import type { DataMetric } from './catalogue.js';
 import { crc32Combine } from './crc32-combine.js';
 import type { Block, FamilyBlocks } from './data-series.js';
 import { familyHeader, type Format } from './exposition.js';
+import { ALL_FAMILIES, type FamilyPredicate } from './family-filter.js';
 
 /** A run of exposition bytes to send back to back, with the CRC-32 of all of them. */
 export interface Rendered {
@@ -20,7 +21,8 @@ export class FamilyTable {
   readonly #metrics: readonly DataMetric[];
   readonly #blocks = new Map<string, Block[]>();
   readonly #headers = new Map<string, { bytes: Buffer; crc: number }>();
-  readonly #rendered = new Map<Format, Rendered>();
+  /** Per format, the last rendering and the families it showed. */
+  readonly #rendered = new Map<Format, { keep: FamilyPredicate; rendered: Rendered }>();
   #version = 0;
 
   /** `metrics` are every family, in exposition order. */
@@ -47,13 +49,14 @@ export class FamilyTable {
     return this.#version;
   }
 
-  /** The data section in `format`: each family with samples, its header first. */
-  render(format: Format): Rendered {
-    let rendered = this.#rendered.get(format);
-    if (rendered !== undefined) return rendered;
+  /** The section in `format`: each family with samples that `keep` shows, its header first. */
+  render(format: Format, keep: FamilyPredicate = ALL_FAMILIES): Rendered {
+    const last = this.#rendered.get(format);
+    if (last?.keep === keep) return last.rendered;
     const chunks: Buffer[] = [];
     let crc = 0;
     for (const metric of this.#metrics) {
+      if (!keep(metric.name)) continue;
       const blocks = this.#blocks.get(metric.name)?.filter((block) => block.lines.length > 0) ?? [];
       if (blocks.length === 0) continue;
       const header = this.#header(metric, format);
@@ -64,8 +67,8 @@ export class FamilyTable {
         crc = crc32Combine(crc, block.crc, block.lines.length);
       }
     }
-    rendered = { chunks, crc };
-    this.#rendered.set(format, rendered);
+    const rendered = { chunks, crc };
+    this.#rendered.set(format, { keep, rendered });
     return rendered;
   }
 

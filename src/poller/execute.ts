@@ -55,7 +55,7 @@ async function execute(state: UnitState, deadline: number, env: PollerEnv): Prom
     recordSuccess(state, polled, started, env);
     if (state.unit === unit) polled.onRecorded?.();
   } catch (error) {
-    recordFailure(state, error, (env.now() - started) / 1000, env);
+    recordFailure(state, error, env.now() - started, env);
   }
 }
 
@@ -64,24 +64,27 @@ function recordSuccess(state: UnitState, polled: PollResult, started: number, en
   if (outlet !== undefined) {
     const { samples, truncated } = limitSampleLabels(polled.samples);
     outlet.series.replace(state.unit.id, samples);
-    outlet.metrics.labelValuesTruncated(labels, truncated);
+    outlet.metrics.labelValuesTruncated(labels, truncated + (polled.labelValuesDropped ?? 0));
     reportRejected(state, polled.rejectedFields ?? [], env);
     const finished = env.now();
     const duration = (finished - started) / 1000;
     outlet.metrics.pollSucceeded(labels, duration, finished / 1000);
     state.lastSuccessAt = finished;
+    state.lastDurationMs = finished - started;
     armStaleness(state, env);
     env.logger.debug({ ...labels, duration, series: samples.length }, 'poll succeeded');
   }
   state.outcome = 'ok';
+  state.error = '';
 }
 
 /**
  * The one account of a failed poll: a removed unit's or an aborted poll's is none; Upstash's reason,
  * or `internal` for a fault of ours (never blamed on Upstash); a Retry-After is kept.
  */
-function recordFailure(state: UnitState, error: unknown, duration: number, env: PollerEnv): void {
+function recordFailure(state: UnitState, error: unknown, durationMs: number, env: PollerEnv): void {
   if (state.removed) return;
+  const duration = durationMs / 1000;
   const { labels, outlet } = state;
   if (error instanceof AbortedError) {
     env.logger.debug({ ...labels }, 'poll aborted by shutdown');
@@ -93,6 +96,8 @@ function recordFailure(state: UnitState, error: unknown, duration: number, env: 
   }
   outlet?.metrics.pollFailed(labels, reason, duration);
   state.outcome = reason;
+  state.lastDurationMs = durationMs;
+  state.error = safeDetail(reason, error);
   if (error instanceof UpstashError) {
     const message =
       outlet === undefined
@@ -103,6 +108,15 @@ function recordFailure(state: UnitState, error: unknown, duration: number, env: 
     // Not Upstash's doing: a bug of ours. Keep running, but say so loudly, with the stack.
     env.logger.error({ ...labels, reason, duration, err: error }, 'poll failed unexpectedly');
   }
+}
+
+/**
+ * A failure as the landing page may show it: the reason and the HTTP status, nothing else. The
+ * error's message names the URL (which can carry credentials on a misconfigured base URL) and a
+ * body's problem (which can quote upstream text), so neither is shown.
+ */
+function safeDetail(reason: FailureReason, error: unknown): string {
+  return error instanceof HttpStatusError ? `${reason} (HTTP ${error.status})` : reason;
 }
 
 /** Counts every rejected field, and logs it when it goes wrong and when it comes right again. */

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { DataSeries } from '../metrics/data-series.js';
-import type { PollUnit, UnitLabels } from '../vocabulary.js';
+import type { PollUnit, UnitStatus } from '../vocabulary.js';
 import { skip, tick } from './execute.js';
 import type { SelfMetrics } from './self-metrics.js';
 import { armStaleness } from './staleness.js';
-import { nextTickOf, scheduleGroup } from './ticks.js';
+import { nextTickOf, offsets, scheduleGroup } from './ticks.js';
 import {
   newUnitState,
   type GroupState,
@@ -15,17 +15,7 @@ import {
 
 export type { PollGroup } from './unit-state.js';
 export { STALE_AFTER_INTERVALS } from './staleness.js';
-
-/** What the landing page shows of a unit. */
-export interface UnitStatus {
-  readonly labels: UnitLabels;
-  /** `ok`, a failure reason, or `pending` before the first poll ends. */
-  readonly outcome: UnitState['outcome'];
-  readonly lastPollAt: number | undefined;
-  readonly lastSuccessAt: number | undefined;
-  readonly running: boolean;
-  readonly stale: boolean;
-}
+export type { UnitStatus } from '../vocabulary.js';
 
 /** Dependencies of the {@link Poller}; the clock is injectable for tests. */
 export interface PollerOptions {
@@ -151,7 +141,12 @@ export class Poller {
       if (state.unit.family === family && state.group.group.key === groupKey && !wanted.has(state.unit.id))
         this.removeUnit(state.unit.id);
     }
-    for (const unit of units) this.addUnit(groupKey, unit);
+    for (const unit of units) {
+      const state = this.#units.get(unit.id);
+      // A unit that stays takes the listing's unit, with the name it has now (a database renamed).
+      if (state?.group.group.key === groupKey) state.unit = unit;
+      else this.addUnit(groupKey, unit);
+    }
   }
 
   /** Removes a unit at run time: its poll in flight is abandoned, its series and health series go. */
@@ -182,18 +177,44 @@ export class Poller {
     return true;
   }
 
-  /** A snapshot of every exported unit, in the order they joined. */
+  /**
+   * A snapshot of every exported unit, in the order they joined: plain data for the landing page.
+   * Linear in the units but for sorting each family by ID to find its members' slots (as the ticks
+   * do), and one look at each group's schedule.
+   */
   status(): UnitStatus[] {
-    return [...this.#units.values()]
-      .filter((state) => state.outlet !== undefined)
-      .map((state) => ({
+    const now = this.#env.now();
+    const nextTicks = new Map<GroupState, number>();
+    const slots = offsets(this.#units.values());
+    const statuses: UnitStatus[] = [];
+    for (const state of this.#units.values()) {
+      if (state.outlet === undefined) continue;
+      let nextTick = nextTicks.get(state.group);
+      if (nextTick === undefined) {
+        nextTick = nextTickOf(state.group, this.#env);
+        nextTicks.set(state.group, nextTick);
+      }
+      const { intervalMs } = state.group.group;
+      const offset = slots.get(state) ?? 0;
+      // A family member waiting for its slot of the tick that passed is polled in this interval.
+      const nextPollAt = nextTick + offset - (state.spreadTimer === undefined ? 0 : intervalMs);
+      statuses.push({
         labels: state.labels,
+        name: state.unit.name ?? '',
+        lists: state.unit.lists ?? '',
         outcome: state.outcome,
+        error: state.error,
         lastPollAt: state.lastPollAt,
         lastSuccessAt: state.lastSuccessAt,
+        lastDurationMs: state.lastDurationMs,
+        intervalMs,
+        nextPollAt,
+        notBefore: state.notBefore > now ? state.notBefore : 0,
         running: state.running !== undefined,
         stale: state.lastSuccessAt !== undefined && !this.#env.series.has(state.unit.id),
-      }));
+      });
+    }
+    return statuses;
   }
 
   #add(groupKey: string, unit: PollUnit): UnitState | undefined {

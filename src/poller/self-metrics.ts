@@ -1,6 +1,7 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import { DataSeries, type FamilyBlocks } from '../metrics/data-series.js';
 import type { Format } from '../metrics/exposition.js';
+import type { FamilyPredicate } from '../metrics/family-filter.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../metrics/label-limit.js';
 import type { LabelPairs, Sample } from '../metrics/sample.js';
 import { UPSTASH_FAILURE_REASONS } from '../upstash/errors.js';
@@ -33,7 +34,7 @@ export interface SelfMetrics {
   /** Every family, in exposition order. */
   readonly catalogue: readonly DataMetric[];
   /** The exposition of every family with samples. */
-  render(format: Format): string;
+  render(format: Format, keep?: FamilyPredicate): string;
   /** The families that changed since the last call (see {@link DataSeries.takeChanges}). */
   takeChanges(): FamilyBlocks[];
 }
@@ -85,7 +86,7 @@ const TOTAL_SHARDS = metric(
 );
 const TRUNCATED = metric(
   'upstash_exporter_label_values_truncated_total',
-  `Label values of polled series rewritten to a head, "~" and a hash of the whole value: cut to ${MAX_LABEL_VALUE_LENGTH} characters, or repaired (invalid UTF-16), counted once per value and poll (count).`,
+  `Label values of polled series rewritten to a head, "~" and a hash of the whole value: cut to ${MAX_LABEL_VALUE_LENGTH} characters, or repaired (invalid UTF-16), counted once per value and poll; also the label values a cap left out: the state values of qstash_stats beyond 20, a DLQ grouping's beyond its cap (count).`,
   'counter',
 );
 const REJECTED = metric(
@@ -254,9 +255,9 @@ export function createSelfMetrics(build: {
       units.delete(key);
       dirty.add(key);
     },
-    render(format) {
+    render(format, keep) {
       flush();
-      return series.render(format);
+      return series.render(format, keep);
     },
     takeChanges() {
       flush();

@@ -54,7 +54,7 @@ export function nextTickOf(group: GroupState, env: PollerEnv): number {
  * evenly over the interval (in id order, so a unit keeps its slot while the family is unchanged),
  * so a rate-limited API never sees them all at once.
  */
-function offsets(units: readonly UnitState[]): Map<UnitState, number> {
+export function offsets(units: Iterable<UnitState>): Map<UnitState, number> {
   const families = new Map<string, UnitState[]>();
   const result = new Map<UnitState, number>();
   for (const unit of units) {

@@ -50,6 +50,10 @@ export interface UnitState {
   outcome: 'ok' | 'pending' | FailureReason;
   lastPollAt: number | undefined;
   lastSuccessAt: number | undefined;
+  /** How long the last finished poll took (ms). */
+  lastDurationMs: number | undefined;
+  /** The last failure in words safe to show (reason, HTTP status); '' after a success. */
+  error: string;
   /** Retry-After: no poll before this Unix ms. */
   notBefore: number;
   staleTimer: NodeJS.Timeout | undefined;
@@ -77,6 +81,8 @@ export function newUnitState(unit: PollUnit, group: GroupState, env: PollerEnv):
     outcome: 'pending',
     lastPollAt: undefined,
     lastSuccessAt: undefined,
+    lastDurationMs: undefined,
+    error: '',
     notBefore: 0,
     staleTimer: undefined,
     spreadTimer: undefined,

@@ -1,9 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { problemLines, type ConfigProblem } from '../config/errors.js';
 import type { Format } from '../metrics/exposition.js';
 import { landingPage, type SourceRow } from './landing-page.js';
 import { acceptsGzip, CONTENT_TYPES, negotiateFormat } from './negotiate.js';
 import type { Encoding } from './scrape-cache.js';
+
+/** How a reload ended, as `POST /-/reload` answers it. */
+export type ReloadOutcome =
+  | { readonly result: 'applied' }
+  /** The new configuration does not validate; the running one is kept. */
+  | { readonly result: 'invalid'; readonly problems: readonly ConfigProblem[] }
+  /** Applying it threw (logged). */
+  | { readonly result: 'failed' }
+  /** The exporter is stopping: nothing was read. */
+  | { readonly result: 'stopping' };
 
 /** What the HTTP server serves; it never reaches Upstash itself. */
 interface ServerOptions {
@@ -14,6 +25,10 @@ interface ServerOptions {
   readonly version: string;
   /** Which shard this is, e.g. `0 of 1`, for the landing page. */
   readonly shard: string;
+  /** Whether `POST /-/reload` may reload (`--web.enable-lifecycle`), as the running configuration says. */
+  readonly lifecycle: () => boolean;
+  /** Reloads the configuration as SIGHUP does; settles once it is applied or refused. */
+  readonly reload: () => Promise<ReloadOutcome>;
   readonly logger: Logger;
 }
 
@@ -38,10 +53,17 @@ export function requestPath(req: IncomingMessage): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-const ROUTES = new Set(['/', '/metrics', '/healthz', '/readyz']);
+/** The probes, under our names and Prometheus's; they say only up or not, so they need no credentials. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/-/healthy', '/-/ready']);
+const ROUTES = new Set(['/', '/metrics', ...PROBE_PATHS]);
+const RELOAD_PATH = '/-/reload';
 
 async function handle(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = requestPath(req);
+  if (path === RELOAD_PATH) {
+    await reload(options, req, res);
+    return;
+  }
   if (!ROUTES.has(path)) {
     sendText(req, res, 404, 'not found\n');
     return;
@@ -62,9 +84,11 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
       return;
     }
     case '/healthz':
+    case '/-/healthy':
       sendText(req, res, 200, 'ok\n');
       return;
-    case '/readyz': {
+    case '/readyz':
+    case '/-/ready': {
       const ready = options.ready();
       sendText(
         req,
@@ -80,8 +104,51 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
         res,
         200,
         'text/html; charset=utf-8',
-        landingPage(options.version, options.shard, options.sources()),
+        landingPage({
+          rows: options.sources(),
+          now: Date.now(),
+          version: options.version,
+          shard: options.shard,
+          ready: options.ready(),
+        }),
       );
+  }
+}
+
+/**
+ * `POST /-/reload` (or PUT), Prometheus's lifecycle endpoint: the answer comes once the reload has been
+ * applied (200) or refused (400, one line per problem as on stderr; the running configuration stays).
+ * Requests while a reload waits share it, so they never queue up reloads.
+ */
+async function reload(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method !== 'POST' && req.method !== 'PUT') {
+    res.setHeader('allow', 'POST, PUT');
+    sendText(req, res, 405, 'method not allowed\n');
+    return;
+  }
+  if (!options.lifecycle()) {
+    sendText(
+      req,
+      res,
+      403,
+      'reloading over HTTP is disabled; start the exporter with --web.enable-lifecycle (or web_enable_lifecycle: true in the config file)\n',
+    );
+    return;
+  }
+  options.logger.info({ remote: req.socket.remoteAddress }, 'reload requested over HTTP');
+  const outcome = await options.reload();
+  switch (outcome.result) {
+    case 'applied':
+      sendText(req, res, 200, 'configuration reloaded\n');
+      return;
+    case 'invalid':
+      sendText(req, res, 400, problemLines(outcome.problems));
+      return;
+    case 'failed':
+      sendText(req, res, 500, 'reload failed; the log says why\n');
+      return;
+    default:
+      sendText(req, res, 503, 'shutting down\n');
   }
 }
 

@@ -3,6 +3,7 @@ import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib';
 import type { Registry } from 'prom-client';
 import { crc32Combine } from '../metrics/crc32-combine.js';
 import { renderRegistry, type Format } from '../metrics/exposition.js';
+import { ALL_FAMILIES, type FamilyPredicate } from '../metrics/family-filter.js';
 import type { Rendered } from '../metrics/family-table.js';
 
 const deflateRaw = promisify(deflateRawCallback);
@@ -16,13 +17,16 @@ export interface Section {
   version(): number | string;
   /**
    * The section as text, or as bytes to send back to back (a large section is never one string),
-   * with their CRC-32 when it is known (else it is computed here, on the first gzip scrape).
+   * with the families `keep` shows, and their CRC-32 when it is known (else it is computed here, on
+   * the first gzip scrape).
    */
-  render(format: Format): string | readonly Buffer[] | Rendered | Promise<string>;
+  render(format: Format, keep: FamilyPredicate): string | readonly Buffer[] | Rendered | Promise<string>;
 }
 
 interface Piece {
   readonly version: number | string;
+  /** The {@link ExpositionCache.reconfigure} generation it was rendered in: a later one renders it again. */
+  readonly generation: number;
   readonly chunks: readonly Buffer[];
   readonly length: number;
   /** Raw deflate of each chunk ending in a sync flush (byte-aligned, not final), on the first gzip scrape. */
@@ -33,6 +37,7 @@ interface Piece {
 
 interface Body {
   readonly versions: readonly (number | string)[];
+  readonly generation: number;
   readonly chunks: Promise<readonly Buffer[]>;
   /** When a scrape last asked for it (ms since the epoch). */
   lastAsked: number;
@@ -77,18 +82,22 @@ export interface PolledSections {
  * {@link REBUILDS_PER_SECOND} times a second ({@link keepWarm}'s rebuild included, which is forced),
  * so a scrape shows what had landed up to a second before it.
  */
-export function createMetricsCache(polled: PolledSections, registry: Registry): ExpositionCache {
+export function createMetricsCache(
+  polled: PolledSections,
+  registry: Registry,
+  keep: FamilyPredicate = ALL_FAMILIES,
+): ExpositionCache {
   return new ExpositionCache(
     [
       polled.data,
       polled.health,
       {
         version: () => Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS),
-        render: async (format) => renderRegistry(registry, format),
+        render: async (format, keep) => renderRegistry(registry, format, keep),
       },
       { version: () => 0, render: (format) => (format === 'openmetrics' ? '# EOF\n' : '') },
     ],
-    { burst: REBUILDS_PER_SECOND },
+    { burst: REBUILDS_PER_SECOND, keep },
   );
 }
 
@@ -151,15 +160,28 @@ export class ExpositionCache {
   readonly #deflateQueue: (() => void)[] = [];
 
   readonly #burst: number;
+  #keep: FamilyPredicate;
+  #generation = 0;
 
   /**
    * `burst`: a body is rebuilt for a scrape at most this many times per second; beyond that, a
    * scrape is answered the body as it is, and the next {@link refresh} rebuilds it. Unbounded by
-   * default.
+   * default. `keep`: the families shown (`metrics.allow` and `metrics.deny`); all by default.
    */
-  constructor(sections: readonly Section[], options: { burst?: number } = {}) {
+  constructor(sections: readonly Section[], options: { burst?: number; keep?: FamilyPredicate } = {}) {
     this.#sections = sections;
     this.#burst = options.burst ?? Infinity;
+    this.#keep = options.keep ?? ALL_FAMILIES;
+  }
+
+  /**
+   * Applies a reload: shows the families `keep` shows (its `metrics.allow` and `metrics.deny`), and
+   * the next scrape renders every section again whatever the burst limit, so that a reload that has
+   * been answered shows in the next scrape. Then bodies are cached as before.
+   */
+  reconfigure(keep: FamilyPredicate): void {
+    this.#keep = keep;
+    this.#generation++;
   }
 
   /** The whole /metrics body in `format`, encoded as asked: chunks to be sent back to back. */
@@ -190,21 +212,23 @@ export class ExpositionCache {
     refreshing: boolean,
   ): Promise<readonly Buffer[]> {
     const versions = this.#sections.map((section) => section.version());
+    const generation = this.#generation;
     const key = `${format}/${encoding}`;
     const cached = this.#bodies.get(key);
     const now = Date.now();
     const recent = cached?.builds.filter((at) => now - at < 1000) ?? [];
     if (
-      cached !== undefined &&
+      cached?.generation === generation &&
       (sameVersions(cached.versions, versions) || (!refreshing && recent.length >= this.#burst))
     ) {
       cached.lastAsked = Math.max(cached.lastAsked, asked);
       return cached.chunks;
     }
     // Concurrent scrapes of a stale body share one build.
-    const chunks = this.#build(format, encoding, versions);
+    const chunks = this.#build(format, encoding, versions, generation);
     const body = {
       versions,
+      generation,
       chunks,
       lastAsked: Math.max(cached?.lastAsked ?? 0, asked),
       builds: [...recent, now].slice(-Math.min(this.#burst, 8)),
@@ -222,9 +246,13 @@ export class ExpositionCache {
     format: Format,
     encoding: Encoding,
     versions: readonly (number | string)[],
+    generation: number,
   ): Promise<readonly Buffer[]> {
+    const keep = this.#keep;
     const pieces = await Promise.all(
-      this.#sections.map(async (section, index) => this.#piece(index, section, format, versions[index] ?? 0)),
+      this.#sections.map(async (section, index) =>
+        this.#piece(index, section, format, versions[index] ?? 0, generation, keep),
+      ),
     );
     if (encoding === 'identity') return pieces.flatMap((piece) => piece.chunks);
     const deflated = await Promise.all(
@@ -280,15 +308,22 @@ export class ExpositionCache {
     }
   }
 
-  async #piece(index: number, section: Section, format: Format, version: number | string): Promise<Piece> {
+  async #piece(
+    index: number,
+    section: Section,
+    format: Format,
+    version: number | string,
+    generation: number,
+    keep: FamilyPredicate,
+  ): Promise<Piece> {
     const key = `${index}/${format}`;
     const cached = this.#pieces.get(key);
     if (cached !== undefined) {
       const piece = await cached;
-      if (piece.version === version) return piece;
+      if (piece.version === version && piece.generation === generation) return piece;
     }
     const rendering = (async (): Promise<Piece> => {
-      const rendered = await section.render(format);
+      const rendered = await section.render(format, keep);
       const given = typeof rendered === 'string' || isChunkList(rendered) ? undefined : rendered;
       const bytes =
         typeof rendered === 'string'
@@ -299,7 +334,7 @@ export class ExpositionCache {
       const chunks = bytes.filter((chunk) => chunk.length > 0);
       let length = 0;
       for (const chunk of chunks) length += chunk.length;
-      return { version, chunks, length, deflated: undefined, crc: given?.crc };
+      return { version, generation, chunks, length, deflated: undefined, crc: given?.crc };
     })();
     this.#pieces.set(key, rendering);
     try {

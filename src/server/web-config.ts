@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, describeFsError, type ConfigProblem } from '../config/errors.js';
-import { zodProblems } from '../config/file-schema.js';
+import { expectedType, zodProblems } from '../config/schema-problems.js';
 import { parseYaml } from '../config/yaml.js';
 
 // The exporter-toolkit web configuration (the `--web.config.file` of node_exporter and friends), so
@@ -102,10 +102,10 @@ export function parseWebConfig(
   const problems: ConfigProblem[] = [];
   const raw = parseYaml(text, source, problems);
   if (raw === undefined) throw new ConfigError(problems);
-  const parsed = schema.safeParse(raw, { reportInput: true });
+  const parsed = schema.safeParse(raw, { reportInput: true, error: expectedType });
   if (!parsed.success) {
     throw new ConfigError(
-      zodProblems(parsed.error).map((p) => ({ path: `${source}: ${p.path}`, message: p.message })),
+      zodProblems(parsed.error, schema).map((p) => ({ path: `${source}: ${p.path}`, message: p.message })),
     );
   }
   const file = parsed.data;

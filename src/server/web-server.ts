@@ -11,17 +11,17 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { ConnectionGuard, connectionLimits, readFdLimit, type ConnectionLimits } from './connection-guard.js';
 import { applyTimeouts, HANDSHAKE_TIMEOUT_MS, SERVER_OPTIONS } from './listener.js';
-import { requestPath, sendText } from './routes.js';
+import { PROBE_PATHS, requestPath, sendText } from './routes.js';
 import type { ClientAuthType } from './web-config.js';
 import type { WebSettings } from './web-settings.js';
 
-/** Paths that answer without credentials: liveness probes must not need a secret. */
-const OPEN_PATHS = new Set(['/healthz']);
+/** Paths that answer without credentials: probes must not need a secret, and say only up or not. */
+const OPEN_PATHS = PROBE_PATHS;
 const REALM = 'Basic realm="upstash-exporter", charset="UTF-8"';
 
 /**
  * Our HTTP server with the web configuration applied: TLS (plain HTTP without `tls_server_config`),
- * client-certificate policy, basic auth on every path but /healthz, and the configured headers; with
+ * client-certificate policy, basic auth on every path but the probes', and the configured headers; with
  * its connections bounded (see {@link ConnectionGuard}; by default from this process's descriptor
  * limit) and its timeouts set. The settings are looked up per connection and per request, so their
  * changes apply without a restart.
@@ -97,7 +97,7 @@ function buildServer(settings: WebSettings, listener: RequestListener, logger: L
 /**
  * CONNECT never reaches the request listener: Node hands it to the 'connect' event with the bare socket,
  * and closes the connection without a word when nobody listens. It gets the 405 of every other method
- * (whatever the credentials: no method but GET and HEAD is ever allowed), written by hand.
+ * (whatever the credentials and the path: CONNECT is never allowed), written by hand.
  */
 function refuseConnect(settings: WebSettings, socket: Duplex): void {
   // Node took its own listeners off this socket, the error one included.

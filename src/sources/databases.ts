@@ -1,9 +1,11 @@
 import { gauge, type DataMetric } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import {
+  DATABASE_FEATURE_FIELDS,
   DATABASE_LIMIT_FIELDS,
   fetchDatabases,
   type Database,
+  type DatabaseFeatureField,
   type DatabaseLimitField,
 } from '../upstash/databases.js';
 import { POLLED_MANAGEMENT, type DatabaseSelection, type SourceKind } from './source.js';
@@ -20,6 +22,29 @@ const METRICS = {
   created: gauge(
     'upstash_redis_database_created_timestamp_seconds',
     `When the database was created (Unix time in seconds). ${POLLED_MANAGEMENT}`,
+  ),
+};
+
+/** The `feature` label of each on/off setting of the listing (section 9.1). */
+const FEATURE_NAMES: Record<DatabaseFeatureField, string> = {
+  tls: 'tls',
+  eviction: 'eviction',
+  daily_backup_enabled: 'daily_backup',
+  consistent: 'consistent',
+  auto_upgrade: 'auto_upgrade',
+  prod_pack_enabled: 'prod_pack',
+  prometheus_enabled: 'native_prometheus',
+};
+
+const SETTINGS = {
+  feature: gauge(
+    'upstash_redis_feature_enabled',
+    `Whether a setting of the database is on (1) or off (0), by feature: tls, eviction, daily_backup, consistent, auto_upgrade, prod_pack, native_prometheus; only those the listing gives. ${POLLED_MANAGEMENT}`,
+  ),
+  replicas: gauge('upstash_redis_replicas', `Replica factor of the database (count). ${POLLED_MANAGEMENT}`),
+  readRegions: gauge(
+    'upstash_redis_read_regions',
+    `Read regions of the database (count). ${POLLED_MANAGEMENT}`,
   ),
 };
 
@@ -59,10 +84,8 @@ const LIMIT_METRICS: Record<DatabaseLimitField, DataMetric> = {
   ),
 };
 
-/** A pattern as Prometheus relabelling reads it: matched against the whole value. */
-export function anchoredRegex(pattern: string): RegExp {
-  return new RegExp(`^(?:${pattern})$`);
-}
+// Where the composition root finds it beside `selects`, which tests what it compiles.
+export { anchoredRegex } from '../metrics/relabel-regex.js';
 
 /** Whether the entry polls `database`: listed by ID, or matching some include and no exclude. */
 export function selects(selection: DatabaseSelection | undefined, database: Database): boolean {
@@ -104,6 +127,14 @@ export function databaseSamples(
       const value = database.limits[field];
       if (value !== undefined) samples.push(sample(LIMIT_METRICS[field], labels, value));
     }
+    for (const field of DATABASE_FEATURE_FIELDS) {
+      const on = database.features[field];
+      if (on !== undefined)
+        samples.push(sample(SETTINGS.feature, [...labels, ['feature', FEATURE_NAMES[field]]], on ? 1 : 0));
+    }
+    if (database.replicas !== undefined) samples.push(sample(SETTINGS.replicas, labels, database.replicas));
+    if (database.readRegions !== undefined)
+      samples.push(sample(SETTINGS.readRegions, labels, database.readRegions));
   }
   return samples;
 }
@@ -114,13 +145,24 @@ export const databases: SourceKind<'databases'> = {
   api: 'management',
   per: 'account',
   lists: 'database',
-  metrics: [METRICS.databases, METRICS.info, METRICS.created, ...Object.values(LIMIT_METRICS)],
+  metrics: [
+    METRICS.databases,
+    METRICS.info,
+    METRICS.created,
+    ...Object.values(LIMIT_METRICS),
+    ...Object.values(SETTINGS),
+  ],
   async poll({ client, account, databases: selection, signal, deadline }) {
-    const all = await fetchDatabases(client, { ...account, signal, deadline });
+    const { entries: all, rejected } = await fetchDatabases(client, { ...account, signal, deadline });
     const polled = all.filter((database) => selects(selection, database));
     return {
       samples: databaseSamples(account.name, all, polled),
-      discovered: { unit: 'database', ids: polled.map((database) => database.id) },
+      rejectedFields: rejected,
+      discovered: {
+        unit: 'database',
+        ids: polled.map((database) => database.id),
+        names: new Map(polled.map((database) => [database.id, database.name])),
+      },
     };
   },
 };

@@ -62,22 +62,17 @@ export function flowControlSamples(
   const samples: Sample[] = [];
   for (const k of kept) {
     const labels = [accountLabel, ['flow_control_key', k.key]] as const;
-    samples.push(
-      sample(METRICS.waitListSize, labels, k.waitListSize),
-      // Upstash omits zero values: no isPaused is not paused, no count is none.
-      sample(METRICS.paused, labels, k.paused === true ? 1 : 0),
-    );
+    samples.push(sample(METRICS.waitListSize, labels, k.waitListSize));
+    // A figure is absent when Upstash sent it of the wrong type: no series, rather than a made-up 0.
+    if (k.paused !== undefined) samples.push(sample(METRICS.paused, labels, k.paused ? 1 : 0));
     if (k.parallelismMax !== undefined) {
-      samples.push(
-        sample(METRICS.parallelismMax, labels, k.parallelismMax),
-        sample(METRICS.parallelismInUse, labels, k.parallelismCount ?? 0),
-      );
+      samples.push(sample(METRICS.parallelismMax, labels, k.parallelismMax));
+      if (k.parallelismCount !== undefined)
+        samples.push(sample(METRICS.parallelismInUse, labels, k.parallelismCount));
     }
     if (k.rateMax !== undefined) {
-      samples.push(
-        sample(METRICS.rateMax, labels, k.rateMax),
-        sample(METRICS.rateDispatched, labels, k.rateCount ?? 0),
-      );
+      samples.push(sample(METRICS.rateMax, labels, k.rateMax));
+      if (k.rateCount !== undefined) samples.push(sample(METRICS.rateDispatched, labels, k.rateCount));
       if (k.ratePeriod !== undefined) samples.push(sample(METRICS.ratePeriod, labels, k.ratePeriod));
     }
   }
@@ -95,7 +90,10 @@ export const flowControl: SourceKind<'flow_control'> = {
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {
-    const keys = await fetchFlowControl(client, { ...account, signal, deadline });
-    return { samples: flowControlSamples(account.name, keys, limits.maxFlowControlKeys) };
+    const { entries, rejected } = await fetchFlowControl(client, { ...account, signal, deadline });
+    return {
+      samples: flowControlSamples(account.name, entries, limits.maxFlowControlKeys),
+      rejectedFields: rejected,
+    };
   },
 };

@@ -1,11 +1,15 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import type { SourceName } from '../vocabulary.js';
 import { databases } from './databases.js';
+import { dlq, workflowDlq } from './dlq.js';
 import { flowControl } from './flow-control.js';
 import { globalParallelism } from './global-parallelism.js';
+import { searchIndexes, vectorIndexes } from './index-listing.js';
+import { searchStats, vectorStats } from './index-stats.js';
 import { qstashStats } from './qstash-stats.js';
 import { qstashUsers } from './qstash-users.js';
 import { queues } from './queues.js';
+import { redisBackups } from './redis-backups.js';
 import { redisStats } from './redis-stats.js';
 import { schedules } from './schedules.js';
 import type { SourceKind } from './source.js';
@@ -20,11 +24,18 @@ export const SOURCE_KINDS = [
   urlGroups,
   databases,
   redisStats,
+  redisBackups,
   queues,
   schedules,
   globalParallelism,
   qstashUsers,
   qstashStats,
+  vectorIndexes,
+  vectorStats,
+  searchIndexes,
+  searchStats,
+  dlq,
+  workflowDlq,
 ] as const;
 
 /**

@@ -1,9 +1,13 @@
 import { gauge, type DataMetric } from '../metrics/catalogue.js';
-import { sample, type Sample } from '../metrics/sample.js';
+import { keepLargest, sample, type Sample } from '../metrics/sample.js';
 import {
+  QSTASH_DAILY_REQUESTS_EXTRA,
   QSTASH_NUMBER_FIELDS,
   QSTASH_SERIES_FIELDS,
+  QSTASH_STATE_FIELDS,
+  QSTASH_SUM_FIELDS,
   fetchQstashStats,
+  type QstashStateField,
   type QstashStats,
   type QstashStatsField,
 } from '../upstash/qstash-stats.js';
@@ -31,33 +35,94 @@ const METRICS: Record<QstashStatsField, DataMetric> = {
     'upstash_qstash_daily_bandwidth_bytes',
     `Bandwidth used on the latest day (bytes). ${POLLED_STATS}`,
   ),
+  daily_used: gauge(
+    'upstash_qstash_requests_last_hour',
+    `Requests over the last hour, the sum of its one-minute points (count). ${POLLED_MANAGEMENT}`,
+  ),
+  daily_used_workflow: gauge(
+    'upstash_qstash_workflow_requests_last_hour',
+    `Workflow requests over the last hour, the sum of its one-minute points (count). ${POLLED_MANAGEMENT}`,
+  ),
+  workflow_run: gauge(
+    'upstash_qstash_daily_workflow_runs',
+    `Workflow runs on the latest day (count). ${POLLED_STATS}`,
+  ),
+  workflow_message: gauge(
+    'upstash_qstash_daily_workflow_messages',
+    `Workflow messages on the latest day (count). ${POLLED_STATS}`,
+  ),
 };
 
-/** The samples of one QStash instance's stats. */
-export function qstashStatsSamples(account: string, instanceId: string, stats: QstashStats): Sample[] {
+/** The outcome metrics by Upstash field: one series per state id. */
+const STATE_METRICS: Record<QstashStateField, DataMetric> = {
+  daily_qstash_messages: gauge(
+    'upstash_qstash_messages_last_hour',
+    `Messages over the last hour by outcome (state as Upstash names it: delivered, failed, retry, error, canceled, …), the sum of its one-minute points (count). ${POLLED_MANAGEMENT}`,
+  ),
+  daily_workflow_messages: gauge(
+    'upstash_qstash_workflow_messages_last_hour',
+    `Workflow messages over the last hour by outcome (state as Upstash names it), the sum of its one-minute points (count). ${POLLED_MANAGEMENT}`,
+  ),
+};
+
+/** States exported per instance and metric; above it the largest sums are kept. */
+export const MAX_STATES = 20;
+
+/**
+ * The samples of one QStash instance's stats, and how many state values were left out by
+ * {@link MAX_STATES}.
+ */
+export function qstashStatsSamples(
+  account: string,
+  instanceId: string,
+  stats: QstashStats,
+): { samples: Sample[]; dropped: number } {
   const labels = [
     ['account', account],
     ['qstash_id', instanceId],
   ] as const;
   const samples: Sample[] = [];
-  for (const field of [...QSTASH_NUMBER_FIELDS, ...QSTASH_SERIES_FIELDS]) {
+  for (const field of [
+    ...QSTASH_NUMBER_FIELDS,
+    ...QSTASH_SERIES_FIELDS,
+    ...QSTASH_SUM_FIELDS,
+    ...QSTASH_DAILY_REQUESTS_EXTRA,
+  ]) {
     const value = stats.values[field];
     if (value !== undefined) samples.push(sample(METRICS[field], labels, value));
   }
-  return samples;
+  let dropped = 0;
+  for (const field of QSTASH_STATE_FIELDS) {
+    const states = [...(stats.states[field] ?? [])];
+    const kept = keepLargest(
+      states,
+      MAX_STATES,
+      ([, sum]) => sum,
+      ([state]) => state,
+    );
+    dropped += states.length - kept.length;
+    for (const [state, sum] of kept)
+      samples.push(sample(STATE_METRICS[field], [...labels, ['state', state]], sum));
+  }
+  return { samples, dropped };
 }
 
-/** Management API stats of one QStash instance (DLQ, requests, billing), once per listed instance. */
+/**
+ * Management API stats of one QStash instance (DLQ, requests, billing, outcomes of the last hour),
+ * once per listed instance.
+ */
 export const qstashStats: SourceKind<'qstash_stats'> = {
   name: 'qstash_stats',
   api: 'management',
   per: 'qstash_instance',
-  metrics: Object.values(METRICS),
+  metrics: [...Object.values(METRICS), ...Object.values(STATE_METRICS)],
   async poll({ client, account, unit, signal, deadline }) {
     const stats = await fetchQstashStats(client, { ...account, instanceId: unit, signal, deadline });
+    const { samples, dropped } = qstashStatsSamples(account.name, unit, stats);
     return {
-      samples: qstashStatsSamples(account.name, unit, stats),
+      samples,
       ...(stats.rejected.length > 0 && { rejectedFields: stats.rejected }),
+      ...(dropped > 0 && { labelValuesDropped: dropped }),
     };
   },
 };

@@ -1,6 +1,12 @@
 import { gauge, type DataMetric } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
-import { fetchQstashUsers, type QstashInstance, type QstashLimitField } from '../upstash/qstash-users.js';
+import {
+  QSTASH_FEATURE_FIELDS,
+  fetchQstashUsers,
+  type QstashFeatureField,
+  type QstashInstance,
+  type QstashLimitField,
+} from '../upstash/qstash-users.js';
 import { POLLED_MANAGEMENT, type SourceKind } from './source.js';
 
 const INFO = gauge(
@@ -43,6 +49,51 @@ const LIMIT_METRICS: Record<QstashLimitField, DataMetric> = {
     'upstash_qstash_budget_dollars',
     `Monthly spending budget, 0 for no limit (US dollars). ${POLLED_MANAGEMENT}`,
   ),
+  max_requests_per_day_hard: gauge(
+    'upstash_qstash_max_requests_per_day_hard',
+    `Requests per day the plan allows, the hard limit beyond which requests are refused (count). ${POLLED_MANAGEMENT}`,
+  ),
+  max_bandwidth_per_second: gauge(
+    'upstash_qstash_max_bandwidth_bytes_per_second',
+    `Bandwidth the plan allows (bytes per second). ${POLLED_MANAGEMENT}`,
+  ),
+  max_parallelism: gauge(
+    'upstash_qstash_max_parallelism_per_endpoint',
+    `Messages the plan allows to run at once per endpoint (count). ${POLLED_MANAGEMENT}`,
+  ),
+  max_endpoints_per_topic: gauge(
+    'upstash_qstash_max_endpoints_per_url_group',
+    `Endpoints the plan allows in one URL group (count). ${POLLED_MANAGEMENT}`,
+  ),
+  max_retries: gauge(
+    'upstash_qstash_max_retries',
+    `Delivery retries the plan allows per message (count). ${POLLED_MANAGEMENT}`,
+  ),
+  max_dlq_retention_time_milis: gauge(
+    'upstash_qstash_dlq_retention_seconds',
+    `How long a message stays in the dead-letter queue (seconds). ${POLLED_MANAGEMENT}`,
+    1000,
+  ),
+  max_delay: gauge(
+    'upstash_qstash_max_delay_seconds',
+    `Longest delay the plan allows for a message (seconds). ${POLLED_MANAGEMENT}`,
+  ),
+  timeout: gauge(
+    'upstash_qstash_max_request_timeout_seconds',
+    `Longest the plan lets a delivery request take (seconds). ${POLLED_MANAGEMENT}`,
+  ),
+};
+
+const FEATURE = gauge(
+  'upstash_qstash_feature_enabled',
+  `Whether a setting of the instance is on (1) or off (0): prod_pack, native_prometheus (Upstash's own Prometheus integration), active. ${POLLED_MANAGEMENT}`,
+);
+
+/** The `feature` label of each setting. */
+const FEATURES: Record<QstashFeatureField, string> = {
+  prod_pack_enabled: 'prod_pack',
+  prometheus_enabled: 'native_prometheus',
+  active: 'active',
 };
 
 /** The samples of an account's QStash instance listing: one info series and the limits of each. */
@@ -64,6 +115,11 @@ export function qstashUserSamples(account: string, instances: readonly QstashIns
       const value = instance.limits[field];
       if (value !== undefined) samples.push(sample(metric, labels, value));
     }
+    for (const field of QSTASH_FEATURE_FIELDS) {
+      const on = instance.features[field];
+      if (on !== undefined)
+        samples.push(sample(FEATURE, [...labels, ['feature', FEATURES[field]]], on ? 1 : 0));
+    }
   }
   return samples;
 }
@@ -77,14 +133,18 @@ export const qstashUsers: SourceKind<'qstash_users'> = {
   api: 'management',
   per: 'account',
   lists: 'qstash_instance',
-  metrics: [INFO, ...Object.values(LIMIT_METRICS)],
+  metrics: [INFO, ...Object.values(LIMIT_METRICS), FEATURE],
   async poll({ client, account, signal, deadline }) {
-    const instances = await fetchQstashUsers(client, { ...account, signal, deadline });
-    const rejected = [...new Set(instances.flatMap((instance) => instance.rejected))];
+    const { entries: instances, rejected } = await fetchQstashUsers(client, { ...account, signal, deadline });
     return {
       samples: qstashUserSamples(account.name, instances),
-      ...(rejected.length > 0 && { rejectedFields: rejected }),
-      discovered: { unit: 'qstash_instance', ids: instances.map((instance) => instance.id) },
+      rejectedFields: rejected,
+      // An instance has no name of its own: its region tells the two of an account apart.
+      discovered: {
+        unit: 'qstash_instance',
+        ids: instances.map((instance) => instance.id),
+        names: new Map(instances.map((instance) => [instance.id, instance.region])),
+      },
     };
   },
 };

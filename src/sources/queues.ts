@@ -28,7 +28,7 @@ export function queueSamples(account: string, queues: readonly Queue[], limit: n
   const kept = keepLargest(
     queues,
     limit,
-    (q) => q.lag,
+    (q) => q.lag ?? 0,
     (q) => q.name,
   );
   const accountLabel = ['account', account] as const;
@@ -38,9 +38,10 @@ export function queueSamples(account: string, queues: readonly Queue[], limit: n
   ];
   for (const queue of kept) {
     const labels = [accountLabel, ['queue', queue.name]] as const;
-    samples.push(sample(METRICS.lag, labels, queue.lag));
+    // A figure is absent when Upstash sent it of the wrong type: no series, rather than a made-up 0.
+    if (queue.lag !== undefined) samples.push(sample(METRICS.lag, labels, queue.lag));
     if (queue.parallelism !== undefined) samples.push(sample(METRICS.parallelism, labels, queue.parallelism));
-    samples.push(sample(METRICS.paused, labels, queue.paused ? 1 : 0));
+    if (queue.paused !== undefined) samples.push(sample(METRICS.paused, labels, queue.paused ? 1 : 0));
   }
   return samples;
 }
@@ -52,7 +53,7 @@ export const queues: SourceKind<'queues'> = {
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {
-    const list = await fetchQueues(client, { ...account, signal, deadline });
-    return { samples: queueSamples(account.name, list, limits.maxQueues) };
+    const { entries, rejected } = await fetchQueues(client, { ...account, signal, deadline });
+    return { samples: queueSamples(account.name, entries, limits.maxQueues), rejectedFields: rejected };
   },
 };

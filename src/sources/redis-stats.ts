@@ -149,6 +149,7 @@ const COMMANDS = gauge(
 const STATS_SAMPLE_TIMESTAMP = gauge(
   'upstash_redis_stats_sample_timestamp_seconds',
   `Time of the newest point among the database's stats series (Unix time in seconds). ${POLLED_STATS}`,
+  MS,
 );
 
 /** The samples of one database's stats, converted to base units; at most `maxCommands` commands. */
@@ -176,7 +177,7 @@ export function redisStatsSamples(
   for (const [command, count] of commands)
     samples.push(sample(COMMANDS, [...labels, ['command', command]], count));
   if (stats.sampleTimestampMs !== undefined) {
-    samples.push(sample(STATS_SAMPLE_TIMESTAMP, labels, stats.sampleTimestampMs / 1000));
+    samples.push(sample(STATS_SAMPLE_TIMESTAMP, labels, stats.sampleTimestampMs));
   }
   return samples;
 }

@@ -48,7 +48,7 @@ export function keepSchedules(schedules: readonly Schedule[], limit: number): re
   return [...schedules]
     .sort(
       (a, b) =>
-        Number(b.lastRunFailed) - Number(a.lastRunFailed) ||
+        Number(b.lastRunFailed === true) - Number(a.lastRunFailed === true) ||
         (next(a) === next(b) ? 0 : next(a) < next(b) ? -1 : 1) ||
         (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     )
@@ -59,21 +59,22 @@ export function keepSchedules(schedules: readonly Schedule[], limit: number): re
 export function scheduleSamples(account: string, schedules: readonly Schedule[], limit: number): Sample[] {
   const kept = keepSchedules(schedules, limit);
   const accountLabel = ['account', account] as const;
-  const paused = schedules.filter((s) => s.paused).length;
+  // A schedule whose isPaused came of the wrong type is in neither count.
+  const paused = (state: boolean): number => schedules.filter((s) => s.paused === state).length;
   const samples: Sample[] = [
-    sample(METRICS.schedules, [accountLabel, ['paused', 'false']], schedules.length - paused),
-    sample(METRICS.schedules, [accountLabel, ['paused', 'true']], paused),
+    sample(METRICS.schedules, [accountLabel, ['paused', 'false']], paused(false)),
+    sample(METRICS.schedules, [accountLabel, ['paused', 'true']], paused(true)),
     sample(METRICS.schedulesOmitted, [accountLabel], schedules.length - kept.length),
   ];
   for (const schedule of kept) {
     const labels = [accountLabel, ['schedule_id', schedule.id]] as const;
-    samples.push(
-      sample(METRICS.info, [...labels, ['cron', schedule.cron]], 1),
-      sample(METRICS.paused, labels, schedule.paused ? 1 : 0),
-    );
+    // A field Upstash sent of the wrong type gives no series (the cron label is empty instead).
+    samples.push(sample(METRICS.info, [...labels, ['cron', schedule.cron ?? '']], 1));
+    if (schedule.paused !== undefined) samples.push(sample(METRICS.paused, labels, schedule.paused ? 1 : 0));
     if (schedule.nextRunMs !== undefined) samples.push(sample(METRICS.nextRun, labels, schedule.nextRunMs));
     if (schedule.lastRunMs !== undefined) samples.push(sample(METRICS.lastRun, labels, schedule.lastRunMs));
-    samples.push(sample(METRICS.lastRunFailed, labels, schedule.lastRunFailed ? 1 : 0));
+    if (schedule.lastRunFailed !== undefined)
+      samples.push(sample(METRICS.lastRunFailed, labels, schedule.lastRunFailed ? 1 : 0));
   }
   return samples;
 }
@@ -85,7 +86,7 @@ export const schedules: SourceKind<'schedules'> = {
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {
-    const list = await fetchSchedules(client, { ...account, signal, deadline });
-    return { samples: scheduleSamples(account.name, list, limits.maxSchedules) };
+    const { entries, rejected } = await fetchSchedules(client, { ...account, signal, deadline });
+    return { samples: scheduleSamples(account.name, entries, limits.maxSchedules), rejectedFields: rejected };
   },
 };

@@ -18,8 +18,8 @@ export interface SourceAccount {
 export interface DatabaseSelection {
   /** The configured IDs; when set, exactly these are polled and the regexes are empty. */
   readonly ids: readonly string[] | undefined;
-  readonly include: readonly RegExp[];
-  readonly exclude: readonly RegExp[];
+  readonly include: readonly { test(name: string): boolean }[];
+  readonly exclude: readonly { test(name: string): boolean }[];
 }
 
 /** Everything one poll of one unit may use. */
@@ -43,7 +43,14 @@ export interface SourceResult extends Omit<PollResult, 'onRecorded'> {
    * A listing's news (`databases`, `qstash_users`): the IDs the account has now, for the sources
    * polled per such unit. Only a successful listing says it; while it fails, the last set stays.
    */
-  readonly discovered?: { readonly unit: PerIdUnit; readonly ids: readonly string[] };
+  readonly discovered?: Listed & { readonly unit: PerIdUnit };
+}
+
+/** What a listing says of its units: their IDs, and the name of each ID that has one. */
+export interface Listed {
+  readonly ids: readonly string[];
+  /** By ID: shown beside it on the landing page (a database's name), never used to poll. */
+  readonly names: ReadonlyMap<string, string>;
 }
 
 /**

@@ -1,7 +1,9 @@
 import { isPathSegment, type UpstashClient } from '../upstash/client.js';
 import {
+  ownScheduleOf,
   unitLabels,
   type Limits,
+  type OwnSchedule,
   type PerIdUnit,
   type PollUnit,
   type Sharding,
@@ -9,7 +11,7 @@ import {
 } from '../vocabulary.js';
 import { sourceKind } from './kinds.js';
 import { ownsUnit } from './shards.js';
-import type { DatabaseSelection, SourceAccount, SourceKind, SourceResult } from './source.js';
+import type { DatabaseSelection, Listed, SourceAccount, SourceKind, SourceResult } from './source.js';
 
 /** One config entry as the sources see it: an account, the sources it enables, and their units. */
 export interface SourceEntry {
@@ -32,11 +34,11 @@ export interface UnitDeps {
   readonly limits: Limits;
   readonly shard: Sharding;
   /**
-   * The IDs each entry's listings last reported, by `<entry key>/<unit kind>`; it outlives reloads,
+   * The IDs (and names) each entry's listings last reported, by `<entry key>/<unit kind>`; it outlives reloads,
    * so that a reload rebuilds the discovered units (with its new client) instead of dropping them
    * until the next listing.
    */
-  readonly known: Map<string, readonly string[]>;
+  readonly known: Map<string, Listed>;
   /** A listing learnt an entry's IDs: `units` are now the whole family `family` of group `key`. */
   readonly onDiscovered: (key: string, family: string, units: readonly PollUnit[]) => void;
   /**
@@ -46,28 +48,55 @@ export interface UnitDeps {
   readonly onUnpollable: (key: string, unit: PerIdUnit, ids: readonly string[]) => void;
 }
 
+/** The units of an entry that run on one schedule: a poll group. */
+export interface EntryGroup {
+  /** The group's key: the entry's own, or `<entry key>/<schedule>` for an own schedule. */
+  readonly key: string;
+  /** The own schedule (OWN_SCHEDULES) its units run on; undefined: the entry's interval. */
+  readonly schedule: OwnSchedule | undefined;
+  readonly units: PollUnit[];
+}
+
 /**
- * The units this shard polls for an entry from the start: its own account-wide and per-ID units
- * (configured, or as its listings last said), and the listings of other shards whose news it needs
- * to learn the units it owns.
+ * The units this shard polls for an entry from the start, by the schedule they run on: its own
+ * account-wide and per-ID units (configured, or as its listings last said), and the listings of
+ * other shards whose news it needs to learn the units it owns. The group of the entry's interval
+ * comes first (also when empty), then one per own schedule a source runs on, which its discovered
+ * units join later.
  */
-export function entryUnits(entry: SourceEntry, deps: UnitDeps): PollUnit[] {
-  return entry.sources.flatMap((name) => {
-    const kind = sourceKind(name);
-    if (kind.per === 'account') {
-      const unit = sourceUnit(entry, kind, '', deps);
-      if (ownsUnit(unit.id, deps.shard)) return [unit];
-      return kind.lists !== undefined && waitsForListing(entry, kind.lists)
-        ? [{ ...unit, silent: true }]
-        : [];
+export function entryGroups(entry: SourceEntry, deps: UnitDeps): EntryGroup[] {
+  const groups = new Map<string, EntryGroup>([
+    [entry.key, { key: entry.key, schedule: undefined, units: [] }],
+  ]);
+  for (const name of entry.sources) {
+    const schedule = ownScheduleOf(name);
+    const key = groupKey(entry, schedule);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { key, schedule, units: [] };
+      groups.set(key, group);
     }
-    const configured = entry.ids?.[kind.per];
-    const ids =
-      configured === undefined
-        ? (deps.known.get(`${entry.key}/${kind.per}`) ?? [])
-        : pollable(entry, kind.per, configured, deps);
-    return ownUnits(entry, kind, ids, deps);
-  });
+    group.units.push(...sourceUnits(entry, sourceKind(name), deps));
+  }
+  return [...groups.values()];
+}
+
+/** The units of one source of the entry that this shard polls from the start. */
+function sourceUnits(entry: SourceEntry, kind: SourceKind, deps: UnitDeps): PollUnit[] {
+  if (kind.per === 'account') {
+    const unit = sourceUnit(entry, kind, '', deps);
+    if (ownsUnit(unit.id, deps.shard)) return [unit];
+    return kind.lists !== undefined && waitsForListing(entry, kind.lists) ? [{ ...unit, silent: true }] : [];
+  }
+  const configured = entry.ids?.[kind.per];
+  const listed = configured === undefined ? deps.known.get(`${entry.key}/${kind.per}`) : undefined;
+  const ids = configured === undefined ? (listed?.ids ?? []) : pollable(entry, kind.per, configured, deps);
+  return ownUnits(entry, kind, ids, deps, listed?.names);
+}
+
+/** The poll group of the entry's units on `schedule` (undefined: the entry's interval). */
+function groupKey(entry: SourceEntry, schedule: OwnSchedule | undefined): string {
+  return schedule === undefined ? entry.key : `${entry.key}/${schedule}`;
 }
 
 /** Whether a per-ID source of the entry takes its IDs from the listing of `unit`. */
@@ -75,18 +104,34 @@ function waitsForListing(entry: SourceEntry, unit: PerIdUnit): boolean {
   return entry.ids?.[unit] === undefined && entry.sources.some((name) => sourceKind(name).per === unit);
 }
 
-/** The units of `kind` for `ids` that this shard owns. */
-function ownUnits(entry: SourceEntry, kind: SourceKind, ids: readonly string[], deps: UnitDeps): PollUnit[] {
-  return ids.map((id) => sourceUnit(entry, kind, id, deps)).filter((unit) => ownsUnit(unit.id, deps.shard));
+/** The units of `kind` for `ids` that this shard owns, named as their listing names them. */
+function ownUnits(
+  entry: SourceEntry,
+  kind: SourceKind,
+  ids: readonly string[],
+  deps: UnitDeps,
+  names?: ReadonlyMap<string, string>,
+): PollUnit[] {
+  return ids
+    .map((id) => sourceUnit(entry, kind, id, deps, names?.get(id)))
+    .filter((unit) => ownsUnit(unit.id, deps.shard));
 }
 
 /** The unit of `kind` for `id` (a database or instance ID, or '' for an account-wide source). */
-function sourceUnit(entry: SourceEntry, kind: SourceKind, id: string, deps: UnitDeps): PollUnit {
+function sourceUnit(
+  entry: SourceEntry,
+  kind: SourceKind,
+  id: string,
+  deps: UnitDeps,
+  name?: string,
+): PollUnit {
   const { account } = entry;
   return {
     id: `${kind.name}/${account.name}/${id}`,
     labels: unitLabels(kind.name, account.name, kind.per, id),
     ...(kind.per !== 'account' && { family: familyOf(entry, kind) }),
+    ...(name !== undefined && name !== '' && { name }),
+    ...(kind.lists !== undefined && { lists: kind.lists }),
     poll: async ({ signal, deadline }) => {
       const { discovered, ...result } = await kind.poll({
         ...deps,
@@ -114,11 +159,15 @@ function familyOf(entry: SourceEntry, kind: SourceKind): string {
 function learn(entry: SourceEntry, news: NonNullable<SourceResult['discovered']>, deps: UnitDeps): void {
   if (entry.ids?.[news.unit] !== undefined) return;
   const ids = pollable(entry, news.unit, news.ids, deps);
-  deps.known.set(`${entry.key}/${news.unit}`, ids);
+  deps.known.set(`${entry.key}/${news.unit}`, { ids, names: news.names });
   for (const name of entry.sources) {
     const kind = sourceKind(name);
     if (kind.per === news.unit)
-      deps.onDiscovered(entry.key, familyOf(entry, kind), ownUnits(entry, kind, ids, deps));
+      deps.onDiscovered(
+        groupKey(entry, ownScheduleOf(kind.name)),
+        familyOf(entry, kind),
+        ownUnits(entry, kind, ids, deps, news.names),
+      );
   }
 }
 

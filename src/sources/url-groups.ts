@@ -33,7 +33,7 @@ export function urlGroupSamples(account: string, groups: readonly UrlGroup[], li
   const kept = keepLargest(
     groups,
     limit,
-    (g) => g.endpointCount,
+    (g) => g.endpointCount ?? 0,
     (g) => g.name,
   );
   const samples: Sample[] = [
@@ -45,11 +45,11 @@ export function urlGroupSamples(account: string, groups: readonly UrlGroup[], li
       ['account', account],
       ['url_group', group.name],
     ] as const;
-    samples.push(
-      sample(METRICS.endpoints, labels, group.endpointCount),
-      sample(METRICS.created, labels, group.createdAt),
-      sample(METRICS.updated, labels, group.updatedAt),
-    );
+    // A figure is absent when Upstash sent it of the wrong type (or not at all, for the times).
+    if (group.endpointCount !== undefined)
+      samples.push(sample(METRICS.endpoints, labels, group.endpointCount));
+    if (group.createdAt !== undefined) samples.push(sample(METRICS.created, labels, group.createdAt));
+    if (group.updatedAt !== undefined) samples.push(sample(METRICS.updated, labels, group.updatedAt));
   }
   return samples;
 }
@@ -61,7 +61,7 @@ export const urlGroups: SourceKind<'url_groups'> = {
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {
-    const groups = await fetchUrlGroups(client, { ...account, signal, deadline });
-    return { samples: urlGroupSamples(account.name, groups, limits.maxUrlGroups) };
+    const { entries, rejected } = await fetchUrlGroups(client, { ...account, signal, deadline });
+    return { samples: urlGroupSamples(account.name, entries, limits.maxUrlGroups), rejectedFields: rejected };
   },
 };

@@ -9,6 +9,7 @@ import {
   UpstashError,
 } from './errors.js';
 import { Semaphore } from './semaphore.js';
+import { decodeUtf8 } from './utf8.js';
 
 /** Which Upstash API a request goes to (a label of the request counter). */
 export type Api = Credentials['api'];
@@ -247,7 +248,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], limit: number):
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return decodeUtf8(Buffer.concat(chunks, size));
 }
 
 function isRetryable(error: UpstashError): boolean {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { InvalidResponseError } from './errors.js';
-import { assertUnique, parseEntries } from './schema.js';
+import { parseListing, type Listing } from './schema.js';
+import { number, optional, optionalFlags, optionalNumbers, presentFields } from './tolerance.js';
 
 /**
  * One Redis database as the listing describes it: only the fields we export. The listing also
@@ -17,9 +17,27 @@ export interface Database {
   readonly state: string;
   /** Unix seconds. */
   readonly creationTime: number | undefined;
-  /** The limits Upstash reports for the database; a field that is absent or not a number is undefined. */
+  /** The limits Upstash reports for the database; one absent, or of the wrong type, is undefined. */
   readonly limits: Readonly<Partial<Record<DatabaseLimitField, number>>>;
+  /** The settings that are on or off, by listing field; one absent, or neither, is undefined. */
+  readonly features: Readonly<Partial<Record<DatabaseFeatureField, boolean>>>;
+  /** The replica factor; undefined when absent or of the wrong type. */
+  readonly replicas: number | undefined;
+  /** How many read regions; undefined when `read_regions` is absent or not an array. */
+  readonly readRegions: number | undefined;
 }
+
+/** On/off settings of a listed database, in the order they are exported (boolean, or "true"/"false"). */
+export const DATABASE_FEATURE_FIELDS = [
+  'tls',
+  'eviction',
+  'daily_backup_enabled',
+  'consistent',
+  'auto_upgrade',
+  'prod_pack_enabled',
+  'prometheus_enabled',
+] as const;
+export type DatabaseFeatureField = (typeof DATABASE_FEATURE_FIELDS)[number];
 
 /** Numeric limit fields of a listed database, in the order they are exported. */
 export const DATABASE_LIMIT_FIELDS = [
@@ -34,9 +52,7 @@ export const DATABASE_LIMIT_FIELDS = [
 ] as const;
 export type DatabaseLimitField = (typeof DATABASE_LIMIT_FIELDS)[number];
 
-const text = z.string().optional().catch(undefined);
-// A limit that is not a number (absent, null, a string) is left out alone: the database still lists.
-const limit = z.number().optional().catch(undefined);
+const text = optional(z.string());
 
 // z.object strips unknown keys, so `password`, `rest_token`, `read_only_rest_token` and every other
 // field we do not name here never reach the parsed object (nor, through it, any log or series).
@@ -47,35 +63,24 @@ const database = z.object({
   region: text,
   primary_region: text,
   state: text,
-  creation_time: limit,
-  ...Object.fromEntries(DATABASE_LIMIT_FIELDS.map((field) => [field, limit])),
-} as {
-  database_id: z.ZodString;
-  database_name: z.ZodString;
-  type: typeof text;
-  region: typeof text;
-  primary_region: typeof text;
-  state: typeof text;
-  creation_time: typeof limit;
-} & Record<DatabaseLimitField, typeof limit>);
+  creation_time: optional(number),
+  replicas: optional(number),
+  read_regions: optional(z.array(z.unknown())),
+  ...optionalNumbers(DATABASE_LIMIT_FIELDS),
+  ...optionalFlags(DATABASE_FEATURE_FIELDS),
+});
 
 /**
  * Parses a database listing body (a JSON array of databases). An entry without a string
  * `database_id` or `database_name` makes the whole body invalid: it names what we poll. Error
  * messages name the path and what was expected, never a value.
  */
-export function parseDatabases(json: unknown, url = 'databases'): Database[] {
-  const fail = (problem: string): Error => new InvalidResponseError('GET', url, problem);
-  if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
-  const entries = parseEntries(json, database, '', fail);
-  assertUnique(entries, (d) => d.database_id, 'database_id', fail);
-  return entries.map((d) => {
-    const limits: Partial<Record<DatabaseLimitField, number>> = {};
-    for (const field of DATABASE_LIMIT_FIELDS) {
-      const value = d[field];
-      if (value !== undefined) limits[field] = value;
-    }
-    return {
+export function parseDatabases(json: unknown, url = 'databases'): Promise<Listing<Database>> {
+  return parseListing(json, url, {
+    entry: database,
+    keyField: 'database_id',
+    key: (d) => d.database_id,
+    toEntry: (d) => ({
       id: d.database_id,
       name: d.database_name,
       type: d.type ?? '',
@@ -83,14 +88,16 @@ export function parseDatabases(json: unknown, url = 'databases'): Database[] {
       primaryRegion: d.primary_region ?? '',
       state: d.state ?? '',
       creationTime: d.creation_time,
-      limits,
-    };
+      limits: presentFields(d, DATABASE_LIMIT_FIELDS),
+      features: presentFields(d, DATABASE_FEATURE_FIELDS),
+      replicas: d.replicas,
+      readRegions: d.read_regions?.length,
+    }),
   });
 }
 
 /** GET `{url}/v2/redis/databases`: every Redis database of the account. */
-export async function fetchDatabases(client: UpstashClient, target: Target): Promise<Database[]> {
+export async function fetchDatabases(client: UpstashClient, target: Target): Promise<Listing<Database>> {
   const url = `${target.baseUrl}/v2/redis/databases`;
-  const json = await client.getJson({ ...target, url });
-  return parseDatabases(json, url);
+  return parseDatabases(await client.getJson({ ...target, url }), url);
 }

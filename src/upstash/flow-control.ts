@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { assertUnique, parseEntries, parseEntriesInSlices, responseFailure } from './schema.js';
+import { parseListing, type Listing } from './schema.js';
+import { number, optional } from './tolerance.js';
 
 /**
- * One flow-control key, how many messages wait behind it, and its limits. The optional figures are
- * present only when Upstash sent them (it omits zero values and unset limits).
+ * One flow-control key, how many messages wait behind it, and its limits. A limit is present only
+ * when Upstash sent it (unset limits are omitted); a figure sent with the wrong type is absent.
  */
 export interface FlowControlKey {
   readonly key: string;
@@ -18,28 +19,22 @@ export interface FlowControlKey {
   readonly ratePeriod?: number;
 }
 
-const OPTIONAL_FIGURES = [
-  'parallelismMax',
-  'parallelismCount',
-  'rateMax',
-  'rateCount',
-  'ratePeriod',
-] as const;
-
 // Extra fields on entries are stripped: they are not ours to export. A missing, empty or repeated
 // key, or a missing size, is not tolerated: a changed API must be loud, not half-reported (an empty
 // key would export a series without its flow_control_key label). Some Upstash documents spell the
-// size `waitlistSize`; it is read where `waitListSize` is absent.
+// size `waitlistSize`; it is read where `waitListSize` is absent. Upstash omits zero values: a
+// missing `isPaused` is false, a missing count 0.
 const entry = z
   .object({
     flowControlKey: z.string().min(1),
-    waitListSize: z.number().optional(),
-    waitlistSize: z.number().optional(),
-    isPaused: z.boolean().optional(),
-    ...(Object.fromEntries(OPTIONAL_FIGURES.map((field) => [field, z.number().optional()])) as Record<
-      (typeof OPTIONAL_FIGURES)[number],
-      z.ZodOptional<z.ZodNumber>
-    >),
+    waitListSize: number.optional(),
+    waitlistSize: number.optional(),
+    isPaused: optional(z.boolean(), false),
+    parallelismMax: optional(number),
+    parallelismCount: optional(number, 0),
+    rateMax: optional(number),
+    rateCount: optional(number, 0),
+    ratePeriod: optional(number),
   })
   .refine((e) => e.waitListSize !== undefined || e.waitlistSize !== undefined, {
     message: 'expected a number',
@@ -47,19 +42,32 @@ const entry = z
   });
 
 /** Parses a flow-control list body (documented object or bare array); throws on any other shape. */
-export function parseFlowControl(json: unknown, url = 'flowControl'): FlowControlKey[] {
-  const fail = responseFailure(url);
-  const { list, at } = entryList(json, fail);
-  return toKeys(parseEntries(list, entry, at, fail), fail);
+export function parseFlowControl(json: unknown, url = 'flowControl'): Promise<Listing<FlowControlKey>> {
+  return parseListing(json, url, {
+    entry,
+    list: entryList,
+    keyField: 'flowControlKey',
+    key: (e) => e.flowControlKey,
+    toEntry: ({ flowControlKey, waitListSize, waitlistSize, isPaused, ...figures }) => {
+      const key: { -readonly [K in keyof FlowControlKey]: FlowControlKey[K] } = {
+        key: flowControlKey,
+        waitListSize: waitListSize ?? waitlistSize ?? 0,
+      };
+      if (isPaused !== undefined) key.paused = isPaused;
+      for (const [field, value] of Object.entries(figures) as [keyof typeof figures, number | undefined][])
+        if (value !== undefined) key[field] = value;
+      return key;
+    },
+  });
 }
 
 /** GET `{url}/v2/flowControl/`: every flow-control key with its wait list size. */
-export async function fetchFlowControl(client: UpstashClient, target: Target): Promise<FlowControlKey[]> {
+export async function fetchFlowControl(
+  client: UpstashClient,
+  target: Target,
+): Promise<Listing<FlowControlKey>> {
   const url = `${target.baseUrl}/v2/flowControl/`;
-  const json = await client.getJson({ ...target, url });
-  const fail = responseFailure(url);
-  const { list, at } = entryList(json, fail);
-  return toKeys(await parseEntriesInSlices(list, entry, at, fail), fail);
+  return parseFlowControl(await client.getJson({ ...target, url }), url);
 }
 
 /** The entries of either accepted shape, and where they are in the body (for messages). */
@@ -70,24 +78,4 @@ function entryList(json: unknown, fail: (problem: string) => Error): { list: unk
   const list = (json as { flowControls?: unknown }).flowControls;
   if (!Array.isArray(list)) throw fail('wrong shape at flowControls: expected an array');
   return { list, at: 'flowControls' };
-}
-
-function toKeys(
-  entries: readonly z.output<typeof entry>[],
-  fail: (problem: string) => Error,
-): FlowControlKey[] {
-  const keys = entries.map((e): FlowControlKey => {
-    const key: { -readonly [K in keyof FlowControlKey]: FlowControlKey[K] } = {
-      key: e.flowControlKey,
-      waitListSize: e.waitListSize ?? e.waitlistSize ?? 0,
-    };
-    if (e.isPaused !== undefined) key.paused = e.isPaused;
-    for (const field of OPTIONAL_FIGURES) {
-      const value = e[field];
-      if (value !== undefined) key[field] = value;
-    }
-    return key;
-  });
-  assertUnique(keys, (k) => k.key, 'flowControlKey', fail);
-  return keys;
 }

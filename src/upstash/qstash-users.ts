@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { InvalidResponseError } from './errors.js';
-import { assertUnique, parseEntries } from './schema.js';
+import { parseListing, type Listing } from './schema.js';
+import { optional, optionalFlags, optionalNumbers, presentFields } from './tolerance.js';
 
 /** The plan limits of a QStash instance the exporter exports, by Upstash field name. */
 export const QSTASH_LIMIT_FIELDS = [
@@ -14,8 +14,20 @@ export const QSTASH_LIMIT_FIELDS = [
   'max_global_parallelism',
   'max_message_size',
   'budget',
+  'max_requests_per_day_hard',
+  'max_bandwidth_per_second',
+  'max_parallelism',
+  'max_endpoints_per_topic',
+  'max_retries',
+  'max_dlq_retention_time_milis',
+  'max_delay',
+  'timeout',
 ] as const;
 export type QstashLimitField = (typeof QSTASH_LIMIT_FIELDS)[number];
+
+/** The on/off settings of a QStash instance: a boolean, or `"true"`/`"false"` as some are sent. */
+export const QSTASH_FEATURE_FIELDS = ['prod_pack_enabled', 'prometheus_enabled', 'active'] as const;
+export type QstashFeatureField = (typeof QSTASH_FEATURE_FIELDS)[number];
 
 /**
  * One QStash instance as the management API lists it, without its credentials: the body carries
@@ -26,46 +38,47 @@ export interface QstashInstance {
   readonly region: string;
   readonly type: string;
   readonly state: string;
-  /** The limits that are numbers; a limit missing or of another type is absent. */
+  /** The limits Upstash sent as numbers; one missing or of another type is absent. */
   readonly limits: Partial<Record<QstashLimitField, number>>;
-  /** Limits present with a type other than number (Upstash's names), for the rejected-fields count. */
-  readonly rejected: readonly QstashLimitField[];
+  /** The settings sent as a boolean or its text; one missing or of another type is absent. */
+  readonly features: Partial<Record<QstashFeatureField, boolean>>;
 }
 
+const text = optional(z.string());
+
 // Only the fields exported are read, so the tokens are never copied out of the body. The ID is the
-// instance's identity: missing, empty or repeated is a changed API, loud. The labels are strings
-// or absent; a limit of the wrong type is skipped alone (and counted), as a stats field is.
+// instance's identity: missing, empty or repeated is a changed API, loud.
 const entry = z.object({
   id: z.string().min(1),
-  region: z.string().optional(),
-  type: z.string().optional(),
-  state: z.string().optional(),
-  ...(Object.fromEntries(QSTASH_LIMIT_FIELDS.map((field) => [field, z.unknown().optional()])) as Record<
-    QstashLimitField,
-    z.ZodOptional<z.ZodUnknown>
-  >),
+  region: text,
+  type: text,
+  state: text,
+  ...optionalNumbers(QSTASH_LIMIT_FIELDS),
+  ...optionalFlags(QSTASH_FEATURE_FIELDS),
 });
 
 /** Parses the QStash instance listing (an array); throws on any other shape, never quoting a value. */
-export function parseQstashUsers(json: unknown, url = 'qstash/users'): QstashInstance[] {
-  const fail = (problem: string): Error => new InvalidResponseError('GET', url, problem);
-  if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
-  const entries = parseEntries(json, entry, '', fail);
-  assertUnique(entries, (e) => e.id, 'id', fail);
-  return entries.map((e) => {
-    const limits: Partial<Record<QstashLimitField, number>> = {};
-    const rejected: QstashLimitField[] = [];
-    for (const field of QSTASH_LIMIT_FIELDS) {
-      const value = e[field];
-      if (typeof value === 'number') limits[field] = value;
-      else if (value !== undefined && value !== null) rejected.push(field);
-    }
-    return { id: e.id, region: e.region ?? '', type: e.type ?? '', state: e.state ?? '', limits, rejected };
+export function parseQstashUsers(json: unknown, url = 'qstash/users'): Promise<Listing<QstashInstance>> {
+  return parseListing(json, url, {
+    entry,
+    keyField: 'id',
+    key: (e) => e.id,
+    toEntry: (e) => ({
+      id: e.id,
+      region: e.region ?? '',
+      type: e.type ?? '',
+      state: e.state ?? '',
+      limits: presentFields(e, QSTASH_LIMIT_FIELDS),
+      features: presentFields(e, QSTASH_FEATURE_FIELDS),
+    }),
   });
 }
 
 /** GET `{url}/v2/qstash/users`: every QStash instance of the account, with its plan limits. */
-export async function fetchQstashUsers(client: UpstashClient, target: Target): Promise<QstashInstance[]> {
+export async function fetchQstashUsers(
+  client: UpstashClient,
+  target: Target,
+): Promise<Listing<QstashInstance>> {
   const url = `${target.baseUrl}/v2/qstash/users`;
   return parseQstashUsers(await client.getJson({ ...target, url }), url);
 }

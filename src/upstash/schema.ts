@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import type { z } from 'zod';
 import { InvalidResponseError } from './errors.js';
+import { tolerated, type Tolerated } from './tolerance.js';
 
 /** A short, value-free description of why a body failed its schema: where, and what was expected. */
 export function describeIssues(error: z.ZodError, prefix = ''): string {
@@ -97,4 +98,47 @@ export function responseFailure(url: string): (problem: string) => Error {
 export function arrayBody(json: unknown, fail: (problem: string) => Error): unknown[] {
   if (!Array.isArray(json)) throw fail('wrong shape at top level: expected an array');
   return json;
+}
+
+/** A listing as parsed: its entries, and the optional fields rejected alone in any of them. */
+export interface Listing<T> {
+  readonly entries: T[];
+  /** Optional fields skipped alone for their wrong type, in any entry (Upstash's names). */
+  readonly rejected: readonly string[];
+}
+
+/** How the body of one listing is read. */
+export interface ListingShape<S extends z.ZodType<object>, T> {
+  /** One entry: its key field strict, the others read by `optional` (tolerance.ts). */
+  readonly entry: S;
+  /**
+   * The key field's name (for messages) and its value: unique, or the listing is invalid. A list whose
+   * entries are only counted, never named (a DLQ page's messages), has neither.
+   */
+  readonly keyField?: string;
+  readonly key?: (entry: z.output<S>) => string;
+  /** The entry as the exporter keeps it, its rejected optional fields absent. */
+  readonly toEntry: (entry: Tolerated<z.output<S>>) => T;
+  /** Where the entries are in the body, and their path for messages; a bare array when not given. */
+  readonly list?: (json: unknown, fail: (problem: string) => Error) => { list: unknown[]; at: string };
+}
+
+/**
+ * Parses a listing body of `url`, in slices ({@link parseEntriesInSlices}): a bad key field, or a
+ * repeated key, fails the whole listing as `invalid_response`; a bad optional field is left out of
+ * its entry alone and named in `rejected`.
+ */
+export async function parseListing<S extends z.ZodType<object>, T>(
+  json: unknown,
+  url: string,
+  shape: ListingShape<S, T>,
+): Promise<Listing<T>> {
+  const fail = responseFailure(url);
+  const { list, at } = shape.list?.(json, fail) ?? { list: arrayBody(json, fail), at: '' };
+  const parsed = await parseEntriesInSlices(list, shape.entry, at, fail);
+  if (shape.key !== undefined && shape.keyField !== undefined)
+    assertUnique(parsed, shape.key, shape.keyField, fail);
+  const rejected = new Set<string>();
+  const entries = parsed.map((entry) => shape.toEntry(tolerated(entry, rejected)));
+  return { entries, rejected: [...rejected] };
 }

@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { arrayBody, assertUnique, parseEntries, parseEntriesInSlices, responseFailure } from './schema.js';
+import { parseListing, type Listing } from './schema.js';
+import { number, optional } from './tolerance.js';
 
-/** One QStash URL group (a "topic" in the API). */
+/** One QStash URL group (a "topic" in the API); a figure Upstash did not send well is absent. */
 export interface UrlGroup {
   readonly name: string;
   /** Unix milliseconds. */
-  readonly createdAt: number;
+  readonly createdAt?: number;
   /** Unix milliseconds. */
-  readonly updatedAt: number;
-  readonly endpointCount: number;
+  readonly updatedAt?: number;
+  readonly endpointCount?: number;
 }
 
 const endpoint = z.object({ name: z.string().optional(), url: z.string() });
@@ -17,31 +18,29 @@ const endpoint = z.object({ name: z.string().optional(), url: z.string() });
 // a repeated one two series under one label set.
 const group = z.object({
   name: z.string().min(1),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  endpoints: z.array(endpoint),
+  createdAt: optional(number),
+  updatedAt: optional(number),
+  // Upstash omits empty arrays: no endpoints is none.
+  endpoints: optional(z.array(endpoint), []),
 });
 
 /** Parses a URL group list body; throws on any other shape. */
-export function parseUrlGroups(json: unknown, url = 'topics'): UrlGroup[] {
-  const fail = responseFailure(url);
-  return toGroups(parseEntries(arrayBody(json, fail), group, '', fail), fail);
+export function parseUrlGroups(json: unknown, url = 'topics'): Promise<Listing<UrlGroup>> {
+  return parseListing(json, url, {
+    entry: group,
+    keyField: 'name',
+    key: (g) => g.name,
+    toEntry: (g) => ({
+      name: g.name,
+      ...(g.createdAt !== undefined && { createdAt: g.createdAt }),
+      ...(g.updatedAt !== undefined && { updatedAt: g.updatedAt }),
+      ...(g.endpoints !== undefined && { endpointCount: g.endpoints.length }),
+    }),
+  });
 }
 
 /** GET `{url}/v2/topics`: every URL group with its endpoints. */
-export async function fetchUrlGroups(client: UpstashClient, target: Target): Promise<UrlGroup[]> {
+export async function fetchUrlGroups(client: UpstashClient, target: Target): Promise<Listing<UrlGroup>> {
   const url = `${target.baseUrl}/v2/topics`;
-  const json = await client.getJson({ ...target, url });
-  const fail = responseFailure(url);
-  return toGroups(await parseEntriesInSlices(arrayBody(json, fail), group, '', fail), fail);
-}
-
-function toGroups(groups: readonly z.output<typeof group>[], fail: (problem: string) => Error): UrlGroup[] {
-  assertUnique(groups, (g) => g.name, 'name', fail);
-  return groups.map((g) => ({
-    name: g.name,
-    createdAt: g.createdAt,
-    updatedAt: g.updatedAt,
-    endpointCount: g.endpoints.length,
-  }));
+  return parseUrlGroups(await client.getJson({ ...target, url }), url);
 }

@@ -7,7 +7,9 @@ import { renderReport } from '../../bench/report.js';
 // every phase ran, measured something, and that the exporter answered every scrape.
 describe('benchmark smoke run', () => {
   it('runs every phase and renders the report', async () => {
-    const results = await runBenchmarks(QUICK_PLAN);
+    // The background poll cycles normally run at the lowest CPU priority: on a busy machine they would
+    // starve, and take far longer than the quick plan's minute. Neither is what is checked here.
+    const results = await runBenchmarks({ ...QUICK_PLAN, cyclesDeadlineSeconds: 600, cyclesNiceness: 0 });
     for (const scrape of results.large.scrapes) {
       expect(scrape.exporter.failures + scrape.bare.failures).toBe(0);
       expect(scrape.exporter.requests).toBeGreaterThan(0);
@@ -68,5 +70,5 @@ describe('benchmark smoke run', () => {
     expect(report).toContain('### 5. Upstash cost');
     expect(report).toContain('### Account scale');
     expect(report).toContain('p99 ratio');
-  }, 180_000);
+  }, 900_000);
 });

@@ -205,6 +205,16 @@ describe('probes with client certificates required', () => {
     },
   );
 
+  it.each([
+    ['basic_auth_users in the content', { content: { basic_auth_users: { p: '$2y$10$x' } } }],
+    ['an existing Secret with basicAuth', { existingSecret: 'web', basicAuth: true }],
+  ])('under basic auth (%s), readiness is the open /readyz, with no credential', async (_, web) => {
+    const c = container(await renderValues({ ...withToken, webConfig: { enabled: true, ...web } }));
+    expect(c.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', scheme: 'HTTP' });
+    expect(c.readinessProbe?.httpGet?.httpHeaders).toBeUndefined();
+    expect(c.livenessProbe?.httpGet).toMatchObject({ path: '/healthz', scheme: 'HTTP' });
+  });
+
   it.each(['NoClientCert', 'RequestClientCert', 'VerifyClientCertIfGiven'])(
     '%s: the probes stay HTTPS requests (a connection without a certificate is served)',
     async (type) => {

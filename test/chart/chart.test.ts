@@ -120,6 +120,12 @@ describe.each(variants)('%s', (variant, files) => {
     }
   });
 
+  it('probes readiness on /readyz and liveness on /healthz, basic auth or not (the probes are open)', () => {
+    const container = podSpec(workloads(objectsOf(variant))[0]!).containers[0]!;
+    expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
+    expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
+  });
+
   it('runs one hardened container: non-root, read-only root, no capabilities, seccomp, probes, resources', () => {
     const [workload, ...others] = workloads(objectsOf(variant));
     expect(others).toEqual([]);
@@ -325,17 +331,19 @@ describe('ci/monitoring-values.yaml: Prometheus Operator objects and the dashboa
     const dashboard = dashboards[0]!;
     expect(dashboard.metadata.labels?.grafana_dashboard).toBe('1');
     expect(dashboard.metadata.annotations?.grafana_folder).toBe('Upstash');
-    const file = readFileSync(join(ROOT, 'grafana/dashboards/upstash.json'), 'utf8');
-    expect(dashboard.data?.['upstash.json']?.trimEnd()).toBe(file.trimEnd());
+    for (const name of ['upstash.json', 'upstash-platform.json']) {
+      const file = readFileSync(join(ROOT, `grafana/dashboards/${name}`), 'utf8');
+      expect(dashboard.data?.[name]?.trimEnd(), name).toBe(file.trimEnd());
+    }
   });
 
-  it('serves TLS: --web.config.file from a Secret, probes over HTTPS, readiness on the open /healthz', () => {
+  it('serves TLS: --web.config.file from a Secret, probes over HTTPS, readiness on /readyz (open under basic auth)', () => {
     const objects = objectsOf('ci/monitoring-values.yaml');
     const workload = one(objects, 'Deployment');
     const container = podSpec(workload).containers[0]!;
     expect(flag(container.args ?? [], '--web.config.file')).toBe('/etc/upstash-exporter/web/web-config.yml');
     expect(container.livenessProbe?.httpGet?.scheme).toBe('HTTPS');
-    expect(container.readinessProbe?.httpGet).toMatchObject({ path: '/healthz', scheme: 'HTTPS' });
+    expect(container.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', scheme: 'HTTPS' });
     const secrets = ofKind(objects, 'Secret').map((s) => s.metadata.name);
     expect(secrets.sort()).toEqual([`${RELEASE}-credentials`, `${RELEASE}-web-config`]);
     const volumes = podSpec(workload).volumes ?? [];

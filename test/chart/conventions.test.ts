@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
@@ -86,6 +88,38 @@ describe('prometheusRule', () => {
     });
     const groups = (one(objects, 'PrometheusRule').spec as { groups: Group[] }).groups;
     expect(alert(groups, firstAlert)?.expr).toBe('up{job="upstash-prod"} == 0');
+  });
+
+  it('sets the job selector and the runbook base as scripts/alert-rules.mjs does, a custom runbook_url winning', async () => {
+    const base = 'https://github.example/acme/upstash-exporter/blob/main';
+    const objects = await renderValues({
+      ...withToken,
+      serviceMonitor: { jobName: 'upstash-prod' },
+      prometheusRule: {
+        enabled: true,
+        runbookBaseUrl: `${base}/`,
+        customRules: { [secondAlert]: { annotations: { runbook_url: 'https://runbooks.example/mine' } } },
+      },
+    });
+    const groups = (one(objects, 'PrometheusRule').spec as { groups: Group[] }).groups;
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      join(ROOT, 'scripts/alert-rules.mjs'),
+      '--job-selector',
+      'job="upstash-prod"',
+      '--runbook-base-url',
+      base,
+    ]);
+    const script = (parse(stdout) as { groups: Group[] }).groups;
+    expect(alert(groups, firstAlert)?.annotations?.runbook_url).toMatch(
+      new RegExp(`^${base}/docs/troubleshooting\\.md#`),
+    );
+    expect(alert(groups, secondAlert)?.annotations?.runbook_url).toBe('https://runbooks.example/mine');
+    const mine = alert(groups, secondAlert)!;
+    mine.annotations = {
+      ...mine.annotations,
+      runbook_url: alert(script, secondAlert)!.annotations!.runbook_url!,
+    };
+    expect(groups).toEqual(script);
   });
 
   it('adds additionalRuleLabels and additionalRuleAnnotations to every alert, the rule’s own winning', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
+import { numberKeys } from '../../src/config/file-schema.js';
 import { loadConfig, loadFlagSettings, type LoadOptions } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
 
@@ -48,6 +49,28 @@ const lines = (error: ConfigError): string[] =>
   error.problems.map((p) => (p.path === '' ? p.message : `${p.path}: ${p.message}`));
 
 const MINIMAL = 'qstash:\n  - name: eu\n    token: t0ken\n';
+/** A management entry's sources by default: all nine, written out here as users read them. */
+const ALL_MANAGEMENT_SOURCES = [
+  'databases',
+  'redis_stats',
+  'redis_backups',
+  'qstash_users',
+  'qstash_stats',
+  'vector_indexes',
+  'vector_stats',
+  'search_indexes',
+  'search_stats',
+];
+/** A QStash entry's sources by default: all of section 6 and the two DLQs, in this order. */
+const ALL_QSTASH_SOURCES = [
+  'flow_control',
+  'url_groups',
+  'queues',
+  'schedules',
+  'global_parallelism',
+  'dlq',
+  'workflow_dlq',
+];
 
 describe('precedence of listen address and log level: flag > file > default', () => {
   test('defaults when neither the file nor a flag says anything', () => {
@@ -102,6 +125,8 @@ describe('precedence of listen address and log level: flag > file > default', ()
       logLevel: 'info',
       logFormat: 'json',
       webConfigFile: undefined,
+      webEnableLifecycle: false,
+      metrics: { allow: [], deny: [] },
       sharding: { shard: 0, total: 1 },
     });
     expect(loadFlagSettings({ listenAddress: '0.0.0.0:80', webConfigFile: 'web.yml' })).toEqual({
@@ -109,6 +134,8 @@ describe('precedence of listen address and log level: flag > file > default', ()
       logLevel: 'info',
       logFormat: 'json',
       webConfigFile: resolve('web.yml'),
+      webEnableLifecycle: false,
+      metrics: { allow: [], deny: [] },
       sharding: { shard: 0, total: 1 },
     });
     expect(() => loadFlagSettings({ logLevel: 'trace' })).toThrow(ConfigError);
@@ -116,7 +143,7 @@ describe('precedence of listen address and log level: flag > file > default', ()
 });
 
 describe('env-only mode', () => {
-  test('QSTASH_TOKEN alone enables all five QStash sources for account default, every 30s', () => {
+  test('QSTASH_TOKEN alone enables all seven QStash sources for account default, every 30s (the DLQs every 5m)', () => {
     const config = fromEnv({ QSTASH_TOKEN: 'qs-secret' });
     expect(config.origin).toBe('environment');
     expect(config.management).toEqual([]);
@@ -125,14 +152,10 @@ describe('env-only mode', () => {
     expect(account!.name).toBe('default');
     expect(account!.url).toBe('https://qstash.upstash.io');
     expect(account!.token.reveal()).toBe('qs-secret');
-    expect(account!.sources).toEqual([
-      'flow_control',
-      'url_groups',
-      'queues',
-      'schedules',
-      'global_parallelism',
-    ]);
+    expect(account!.sources).toEqual(ALL_QSTASH_SOURCES);
     expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
+    const dlq = { cron: '0 */5 * * * *', intervalMs: 300_000 };
+    expect(account!.ownSchedules).toEqual({ dlq });
     expect(config.http).toEqual({
       timeoutMs: 10_000,
       retries: 2,
@@ -145,6 +168,8 @@ describe('env-only mode', () => {
       maxCommandsPerDatabase: 100,
       maxQueues: 1000,
       maxSchedules: 1000,
+      maxIndexes: 1000,
+      maxDlqPages: 10,
     });
   });
 
@@ -232,7 +257,7 @@ describe('env-only mode', () => {
       databases: undefined,
       include: [],
       exclude: [],
-      sources: ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'],
+      sources: ALL_MANAGEMENT_SOURCES,
     });
   });
 
@@ -290,6 +315,7 @@ limits:
   max_url_groups: 20
   max_queues: 30
   max_schedules: 40
+  max_dlq_pages: 25
 qstash:
   - name: eu
     url: https://qstash-eu.example.com/
@@ -299,6 +325,7 @@ qstash:
   - name: us
     token_file: secrets/qstash-us
     schedule: "0 */5 * * * *"
+    dlq_interval: 15m
 management:
   - name: main
     url: http://127.0.0.1:8080
@@ -333,6 +360,8 @@ management:
       maxCommandsPerDatabase: 100,
       maxQueues: 30,
       maxSchedules: 40,
+      maxIndexes: 1000,
+      maxDlqPages: 25,
     });
 
     const [eu, us] = config.qstash;
@@ -343,8 +372,11 @@ management:
     expect(eu!.schedule).toEqual({ cron: '*/15 * * * * *', intervalMs: 15_000 });
     expect(us!.url).toBe('https://qstash.upstash.io');
     expect(us!.token.reveal()).toBe('us-secret');
-    expect(us!.sources).toEqual(['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism']);
+    expect(us!.sources).toEqual(ALL_QSTASH_SOURCES);
     expect(us!.schedule).toEqual({ cron: '0 */5 * * * *', intervalMs: 300_000 });
+    const usDlq = { cron: '0 */15 * * * *', intervalMs: 900_000 };
+    expect(us!.ownSchedules).toEqual({ dlq: usDlq });
+    expect(eu!.ownSchedules.dlq.intervalMs).toBe(300_000);
 
     const [main] = config.management;
     expect(main).toMatchObject({
@@ -374,6 +406,8 @@ management:
       maxCommandsPerDatabase: 100,
       maxQueues: 1000,
       maxSchedules: 1000,
+      maxIndexes: 1000,
+      maxDlqPages: 10,
     });
     expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
     expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
@@ -381,12 +415,27 @@ management:
     expect(config.management[0]!.url).toBe('https://api.upstash.com');
   });
 
-  test('numbers may come from ${VAR} (expanded values are text)', () => {
-    const config = fromYaml(`http:\n  retries: \${R}\n  concurrency: "\${C}"\n${MINIMAL}`, {
-      env: { R: '5', C: '16' },
-    });
+  test('numbers may come from ${VAR}: a whole number expanded into a key that takes one is a number', () => {
+    const config = fromYaml(
+      `http:\n  retries: \${R}\n  concurrency: "\${C}"\n  max_response_size: \${S}\nsharding:\n  shard: \${SHARD}\n  total: \${TOTAL}\nlimits:\n  max_queues: \${Q}\n${MINIMAL}`,
+      { env: { R: '5', C: '16', S: '4096', SHARD: '1', TOTAL: '3', Q: '7' } },
+    );
     expect(config.http.retries).toBe(5);
     expect(config.http.concurrency).toBe(16);
+    expect(config.http.maxBodyBytes).toBe(4096);
+    expect(config.sharding).toEqual({ shard: 1, total: 3 });
+    expect(config.limits.maxQueues).toBe(7);
+    // Text stays text: a size with its unit, and a number expanded into a key that takes text.
+    expect(
+      fromYaml(`http:\n  max_response_size: \${S}\n${MINIMAL}`, { env: { S: '2MiB' } }).http.maxBodyBytes,
+    ).toBe(2 * 1024 * 1024);
+    expect(
+      fromYaml('qstash:\n  - name: ${N}\n    token: ${T}\n', { env: { N: '42', T: '12345' } }).qstash[0],
+    ).toMatchObject({ name: '42' });
+    // Not a whole number: still refused as one.
+    expect(
+      lines(configError(() => fromYaml(`http:\n  retries: \${R}\n${MINIMAL}`, { env: { R: 'two' } }))),
+    ).toEqual(['http.retries: must be a whole number']);
   });
 
   test('${VAR} is expanded inside a value and $${ gives a literal ${', () => {
@@ -435,9 +484,9 @@ management:
     );
     expect(lines(error).sort()).toEqual(
       [
-        'http.timout: is not a known key',
-        'listen_adress: is not a known key',
-        'qstash[0].tokne: is not a known key',
+        'http.timout: is not a known key; did you mean timeout?',
+        'listen_adress: is not a known key; did you mean listen_address?',
+        'qstash[0].tokne: is not a known key; did you mean token?',
       ].sort(),
     );
     expect(error.message).not.toContain(secret);
@@ -450,11 +499,142 @@ management:
       fromYaml(`log_level: ${secret}\nlisten_address: 9645\nqstash:\n  - name: eu\n    token: [${secret}]\n`),
     );
     expect(lines(error).sort()).toEqual([
-      'listen_address: must be a string',
+      'listen_address: must be HOST:PORT such as :9645 (or [IPv6]:PORT), with a port from 0 to 65535',
       'log_level: must be one of debug, info, warn, error',
-      'qstash[0].token: must be a string',
+      'qstash[0].token: must be the secret itself, as text (in quotes if it looks like a number)',
     ]);
     expect(error.message).not.toContain(secret);
+  });
+
+  test('a misspelt key is told the nearest known key of its own mapping; a key like none is not', () => {
+    const secret = 'sk_live_5e6f7a8b9c';
+    const error = configError(() =>
+      fromYaml(
+        `limits:
+  max_queue: 5
+management:
+  - name: m
+    emial: ${secret}
+    api_key: k
+    databses: [d]
+    colour: ${secret}
+`,
+      ),
+    );
+    expect(lines(error)).toEqual([
+      'limits.max_queue: is not a known key; did you mean max_queues?',
+      'management[0].email: is required',
+      'management[0].emial: is not a known key; did you mean email?',
+      'management[0].databses: is not a known key; did you mean databases?',
+      'management[0].colour: is not a known key',
+    ]);
+    expect(error.message).not.toContain(secret);
+  });
+
+  test('timeout: 5 and timeout: ten both say a duration like 10s is expected', () => {
+    for (const value of ['5', 'ten', '[10s]']) {
+      expect(lines(configError(() => fromYaml(`http:\n  timeout: ${value}\n${MINIMAL}`)))).toEqual([
+        'http.timeout: must be a duration like 10s',
+      ]);
+    }
+  });
+
+  test('interval and schedule of the wrong type say what is expected, as a bad value of theirs does', () => {
+    expect(
+      lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    interval: 30\n'))),
+    ).toEqual(['qstash[0].interval: must be a duration like 30s, 5m or 1h']);
+    expect(
+      lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    schedule: 5\n'))),
+    ).toEqual(['qstash[0].schedule: must be a node-cron expression with 6 fields (seconds first)']);
+  });
+
+  test('listen_address: 9645 says HOST:PORT such as :9645 is expected', () => {
+    expect(lines(configError(() => fromYaml(`listen_address: 9645\n${MINIMAL}`)))).toEqual([
+      'listen_address: must be HOST:PORT such as :9645 (or [IPv6]:PORT), with a port from 0 to 65535',
+    ]);
+    expect(fromYaml(`listen_address: :9645\n${MINIMAL}`).listenAddress).toBe(':9645');
+  });
+
+  test('a number in quotes, in every key that takes a number, is an error saying a number is expected', () => {
+    const keys = [...numberKeys()].sort();
+    // Every numeric key of the file: a new one is found by numberKeys and checked here too.
+    expect(keys).toEqual([
+      'http.concurrency',
+      'http.max_response_size',
+      'http.retries',
+      'limits.max_commands_per_database',
+      'limits.max_dlq_pages',
+      'limits.max_flow_control_keys',
+      'limits.max_indexes',
+      'limits.max_queues',
+      'limits.max_schedules',
+      'limits.max_url_groups',
+      'sharding.shard',
+      'sharding.total',
+    ]);
+    for (const key of keys) {
+      const [section, name] = key.split('.') as [string, string];
+      const error = configError(() => fromYaml(`${section}:\n  ${name}: "2048"\n${MINIMAL}`));
+      expect(lines(error), key).toHaveLength(1);
+      expect(lines(error)[0], key).toMatch(new RegExp(`^${key}: must be a (whole )?number.*without quotes`));
+      // Unquoted, it is taken, or refused for its range (a shard of 1 of 1, a size of 1 byte), not its type.
+      let refused: string[] = [];
+      try {
+        fromYaml(`${section}:\n  ${name}: 1\n${MINIMAL}`);
+      } catch (unquoted) {
+        refused = lines(unquoted as ConfigError);
+      }
+      expect(refused.join('\n'), key).not.toMatch(/quotes|must be a (whole )?number/);
+    }
+  });
+
+  test('a list where a file path belongs is one problem, not also "must not be empty"', () => {
+    expect(lines(configError(() => fromYaml('qstash:\n  - name: eu\n    token_file: []\n')))).toEqual([
+      'qstash[0].token_file: must be a file path',
+    ]);
+  });
+
+  test('a file that is not a mapping says what the configuration must be', () => {
+    expect(lines(configError(() => fromYaml('- a\n- b\n')))).toEqual([
+      'the configuration must be a mapping of keys to values (listen_address:, qstash:, …)',
+    ]);
+  });
+
+  test('a quoted number in a list is text as well: retries: ["2"]', () => {
+    expect(lines(configError(() => fromYaml(`http:\n  retries: ["2"]\n${MINIMAL}`)))).toEqual([
+      'http.retries: must be a whole number',
+    ]);
+  });
+
+  test('a value of the wrong type never gets a type name or zod wording, in any key', () => {
+    const wrong = [
+      'listen_address: [1]',
+      'log_level: 5',
+      'log_format: [json]',
+      'web_config_file: 5',
+      'sharding: 5',
+      'sharding:\n  shard: [1]\n  total: yes',
+      'http: []',
+      'http:\n  timeout: 5\n  retries: true\n  concurrency: "4"\n  max_response_size: [1]',
+      'limits: x',
+      'limits:\n  max_queues: "9"\n  max_url_groups: {}',
+      'qstash: eu',
+      'qstash:\n  - eu',
+      'qstash:\n  - name: 5\n    url: 5\n    token: 5\n    token_file: []\n    sources: flow_control\n    interval: 30',
+      'management: {}',
+      'management:\n  - name: m\n    email: 5\n    api_key: [k]\n    api_key_file: 5\n    databases: d\n    schedule: []\n    sources: 5',
+      'management:\n  - name: m\n    email: e\n    api_key: k\n    databases: [5, []]',
+      '[1, 2]',
+      '"just text"',
+    ];
+    for (const yaml of wrong) {
+      const error = configError(() => fromYaml(yaml));
+      expect(error.problems.length, yaml).toBeGreaterThan(0);
+      for (const line of lines(error)) {
+        expect(line, yaml).not.toMatch(/\b(string|array|object|boolean|Invalid|expected|received)\b/);
+        expect(line, yaml).toMatch(/(must|is|cannot|lists|refers|has|duplicates) /);
+      }
+    }
   });
 
   test('a missing required key is reported as required', () => {
@@ -497,7 +677,7 @@ management:
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: [flowcontrol]\n'))),
     ).toEqual([
-      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism',
+      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism, dlq, workflow_dlq',
     ]);
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: []\n'))),
@@ -511,14 +691,9 @@ management:
     ).toEqual(['qstash[0].sources: lists a source twice']);
   });
 
-  test('management sources: all four by default; QStash alone needs no databases', () => {
+  test('management sources: all nine by default; QStash alone needs no databases', () => {
     const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
-    expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual([
-      'databases',
-      'redis_stats',
-      'qstash_users',
-      'qstash_stats',
-    ]);
+    expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual(ALL_MANAGEMENT_SOURCES);
     const qstashOnly = fromYaml(`${base}    sources: [qstash_users, qstash_stats]\n`).management[0]!;
     expect(qstashOnly.sources).toEqual(['qstash_users', 'qstash_stats']);
     expect(qstashOnly.databases).toBeUndefined();
@@ -527,6 +702,54 @@ management:
     ]);
     expect(lines(configError(() => fromYaml(`${base}    sources: [redis_stats]\n`)))).toEqual([
       'management[0].databases: is required when the databases source is not polled (it discovers the databases)',
+    ]);
+  });
+
+  test('v0.3 sources: the index stats need their listing, backups need the databases; backups_interval', () => {
+    const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
+    expect(
+      lines(
+        configError(() => fromYaml(`${base}    sources: [vector_stats, search_stats, search_indexes]\n`)),
+      ),
+    ).toEqual([
+      'management[0].sources: lists vector_stats without vector_indexes, which tells it the Vector indexes to poll',
+    ]);
+    expect(lines(configError(() => fromYaml(`${base}    sources: [redis_backups]\n`)))).toEqual([
+      'management[0].databases: is required when the databases source is not polled (it discovers the databases)',
+    ]);
+    // Default 1h; the same rules as interval; `schedule` does not cover it.
+    const withSchedule = fromYaml(`${base}    schedule: "0 */5 * * * *"\n`).management[0]!;
+    expect(withSchedule.ownSchedules.backups).toEqual({
+      cron: '0 0 */1 * * *',
+      intervalMs: 3_600_000,
+    });
+    const every = fromYaml(`${base}    backups_interval: 6h\n`).management[0]!;
+    expect(every.ownSchedules.backups.intervalMs).toBe(6 * 3_600_000);
+    expect(lines(configError(() => fromYaml(`${base}    backups_interval: 7m\n`)))[0]).toMatch(
+      /^management\[0\]\.backups_interval: must be an interval cron can express evenly/,
+    );
+    expect(fromYaml(`limits:\n  max_indexes: 5\n${base}`).limits.maxIndexes).toBe(5);
+    expect(lines(configError(() => fromYaml(`limits:\n  max_indexes: 0\n${base}`)))).toEqual([
+      'limits.max_indexes: must be at least 1',
+    ]);
+  });
+
+  test('dlq_interval follows the rules of interval; limits.max_dlq_pages is from 1 to 100', () => {
+    expect(
+      lines(
+        configError(() =>
+          fromYaml(
+            'limits:\n  max_dlq_pages: 101\nqstash:\n  - name: a\n    token: t\n    dlq_interval: 7m\n  - name: b\n    token: t\n    dlq_interval: soon\n',
+          ),
+        ),
+      ),
+    ).toEqual([
+      'limits.max_dlq_pages: must be at most 100',
+      'qstash[0].dlq_interval: must be an interval cron can express evenly: a divisor of 60s (1s, 2s, … 30s), of 60m (1m, 2m, … 30m) or of 24h (1h, 2h, … 24h); use `schedule` for anything else',
+      'qstash[1].dlq_interval: must be a duration like 30s, 5m or 1h',
+    ]);
+    expect(lines(configError(() => fromYaml(`limits:\n  max_dlq_pages: 0\n${MINIMAL}`)))).toEqual([
+      'limits.max_dlq_pages: must be at least 1',
     ]);
   });
 
@@ -892,13 +1115,39 @@ describe('sharding and log format (contract sections 7 and 8)', () => {
       '--log.format: must be one of json, text',
     ]);
   });
+
+  test('a total beyond what the 32-bit shard hash can tell apart is a configuration error, flag or file', () => {
+    const tooMany = 'must be at most 4294967296 (the shard hash has 32 bits)';
+    expect(lines(configError(() => load(MINIMAL, { totalShards: '99999999999999999999' })))).toEqual([
+      `--total-shards: ${tooMany}`,
+    ]);
+    expect(lines(configError(() => load(MINIMAL, { totalShards: '4294967297' })))).toEqual([
+      `--total-shards: ${tooMany}`,
+    ]);
+    for (const total of ['99999999999999999999', '4294967297'])
+      expect(lines(configError(() => load(`${MINIMAL}sharding:\n  total: ${total}\n`)))).toEqual([
+        `sharding.total: ${tooMany}`,
+      ]);
+    // From ${VAR}, the same number and the same message.
+    expect(
+      lines(
+        configError(() =>
+          fromYaml(`${MINIMAL}sharding:\n  total: \${TOTAL}\n`, { env: { TOTAL: '99999999999999999999' } }),
+        ),
+      ),
+    ).toEqual([`sharding.total: ${tooMany}`]);
+    expect(load(MINIMAL, { shard: '4294967295', totalShards: '4294967296' }).sharding).toEqual({
+      shard: 4294967295,
+      total: 4294967296,
+    });
+  });
 });
 
 describe('management discovery, filters, sources and the command cap', () => {
   const entry = (extra: string): string =>
     `management:\n  - name: m\n    email: e@x\n    api_key: k\n${extra}`;
 
-  test('without databases: discovery, with include/exclude and all four sources by default', () => {
+  test('without databases: discovery, with include/exclude and all nine sources by default', () => {
     const config = fromYaml(
       `limits:\n  max_commands_per_database: 7\n${entry('    include: ["prod-.*"]\n    exclude: [".*-scratch"]\n')}`,
     );
@@ -906,14 +1155,23 @@ describe('management discovery, filters, sources and the command cap', () => {
       databases: undefined,
       include: ['prod-.*'],
       exclude: ['.*-scratch'],
-      sources: ['databases', 'redis_stats', 'qstash_users', 'qstash_stats'],
+      sources: ALL_MANAGEMENT_SOURCES,
     });
     expect(config.limits.maxCommandsPerDatabase).toBe(7);
   });
 
+  test('RE2 syntax that JavaScript refuses or reads otherwise is accepted', () => {
+    const config = fromYaml(
+      entry('    include: ["(?i)prod-.*", "[[:digit:]]+", "\\\\pL+", "\\\\Qa.b\\\\E"]\n'),
+    );
+    expect(config.management[0]!.include).toEqual(['(?i)prod-.*', '[[:digit:]]+', '\\pL+', '\\Qa.b\\E']);
+  });
+
   test('an invalid regex is an error naming it', () => {
     const error = configError(() => fromYaml(entry('    include: ["ok", "(unclosed"]\n')));
-    expect(lines(error)).toEqual(['management[0].include[1]: is not a valid regular expression: (unclosed']);
+    expect(lines(error)).toEqual([
+      'management[0].include[1]: is not a valid regular expression (RE2 syntax): missing closing )',
+    ]);
   });
 
   test('include or exclude beside databases is an error', () => {
@@ -938,7 +1196,7 @@ describe('management discovery, filters, sources and the command cap', () => {
     expect(config.management[0]).toMatchObject({ databases: ['d'], sources: ['redis_stats'] });
     const error = configError(() => fromYaml(entry('    sources: [databases, queues]\n')));
     expect(lines(error)).toEqual([
-      'management[0].sources[1]: must be one of databases, redis_stats, qstash_users, qstash_stats',
+      'management[0].sources[1]: must be one of databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats',
     ]);
   });
 
@@ -947,5 +1205,64 @@ describe('management discovery, filters, sources and the command cap', () => {
       fromYaml(`limits:\n  max_commands_per_database: 0\n${entry('    databases: [d]\n')}`),
     );
     expect(lines(error)).toEqual(['limits.max_commands_per_database: must be at least 1']);
+  });
+});
+
+describe('web_enable_lifecycle and metrics.allow/deny (contract 9.5)', () => {
+  test('off and every family by default', () => {
+    const config = fromYaml(MINIMAL);
+    expect(config.webEnableLifecycle).toBe(false);
+    expect(config.metrics).toEqual({ allow: [], deny: [] });
+    expect(fromEnv({ QSTASH_TOKEN: 't' }).metrics).toEqual({ allow: [], deny: [] });
+  });
+
+  test('the file sets them; ${VAR} may give true or false', () => {
+    const config = fromYaml(
+      `${MINIMAL}web_enable_lifecycle: true\nmetrics:\n  allow: ["upstash_.*"]\n  deny: [upstash_up, "process_.*"]\n`,
+    );
+    expect(config.webEnableLifecycle).toBe(true);
+    expect(config.metrics).toEqual({ allow: ['upstash_.*'], deny: ['upstash_up', 'process_.*'] });
+    const expanded = fromYaml(`${MINIMAL}web_enable_lifecycle: \${LIFECYCLE}\n`, {
+      env: { LIFECYCLE: 'true' },
+    });
+    expect(expanded.webEnableLifecycle).toBe(true);
+    expect(lines(configError(() => fromYaml(`${MINIMAL}web_enable_lifecycle: "yes"\n`)))).toEqual([
+      'web_enable_lifecycle: must be true or false',
+    ]);
+  });
+
+  test('a flag wins over the file, list by list, in file and env-only mode alike', () => {
+    const yaml = `${MINIMAL}metrics:\n  allow: ["upstash_.*"]\n  deny: [upstash_up]\n`;
+    const config = fromYaml(yaml, {
+      flags: { metricsAllow: ['upstash_redis_.*', 'nodejs_.*'], webEnableLifecycle: true },
+    });
+    expect(config.metrics).toEqual({ allow: ['upstash_redis_.*', 'nodejs_.*'], deny: ['upstash_up'] });
+    expect(config.webEnableLifecycle).toBe(true);
+    expect(fromYaml(yaml, { flags: { metricsDeny: ['x'] } }).metrics).toEqual({
+      allow: ['upstash_.*'],
+      deny: ['x'],
+    });
+    const env = loadConfig({
+      configFile: undefined,
+      env: { QSTASH_TOKEN: 't' },
+      flags: { metricsDeny: ['process_.*'], webEnableLifecycle: true },
+    });
+    expect(env.metrics).toEqual({ allow: [], deny: ['process_.*'] });
+    expect(env.webEnableLifecycle).toBe(true);
+  });
+
+  test('an invalid expression is an error naming it by its place, never quoting it', () => {
+    const error = configError(() =>
+      fromYaml(`${MINIMAL}metrics:\n  allow: [ok, "(unclosed-SECRETISH"]\n  deny: ["a)|(b"]\n  other: []\n`, {
+        flags: { metricsDeny: ['fine', '[also-SECRETISH'] },
+      }),
+    );
+    expect(lines(error)).toEqual([
+      'metrics.allow[1]: is not a valid regular expression (RE2 syntax): missing closing )',
+      'metrics.deny[0]: is not a valid regular expression (RE2 syntax): unexpected )',
+      'metrics.other: is not a known key',
+      '--metrics.deny[1]: is not a valid regular expression (RE2 syntax): invalid character class range',
+    ]);
+    expect(error.message).not.toContain('SECRETISH');
   });
 });

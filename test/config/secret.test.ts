@@ -1,6 +1,7 @@
 import { format, inspect } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { ConfigError, formatProblem } from '../../src/config/errors.js';
+import { fileSchema } from '../../src/config/file-schema.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Secret } from '../../src/config/secret.js';
 import { summarizeConfig } from '../../src/config/summary.js';
@@ -72,10 +73,31 @@ management:
     expect(summary).toContain('web_config_file: /etc/ux/web.yml');
     expect(summary).toMatch(/^qstash eu: https:\/\/qstash-eu\.example\.com, token <redacted>, .*every 30s/m);
     expect(summary).toMatch(
-      /^management main: .*email ops@example\.com, api_key <redacted>, sources databases, redis_stats, qstash_users, qstash_stats, databases db-1, db-2/m,
+      /^management main: .*email ops@example\.com, api_key <redacted>, sources databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, databases db-1, db-2/m,
     );
-    expect(summary).toContain('schedule "0 */5 * * * *" (every 300s)');
+    expect(summary).toContain('schedule "0 */5 * * * *" (every 300s), redis_backups every 3600s');
+    expect(summary).toContain('max_indexes 1000');
+    // The DLQ sources, on by default, and when they run.
+    expect(summary).toMatch(
+      /^qstash eu: .*sources .*dlq, workflow_dlq, .*, dlq every 300s, workflow_dlq every 300s$/m,
+    );
+    // On the one line of every limit (main's summary), with its default.
+    expect(summary).toMatch(/^limits: .*\bmax_dlq_pages 10(,|$)/m);
     expect(summary.endsWith('\n')).toBe(true);
+  });
+
+  test('names every limit the file accepts, with its value, as the file spells it', () => {
+    const keys = Object.keys(fileSchema.shape.limits.unwrap().shape);
+    expect(keys).toContain('max_schedules');
+    // Values no default has, within every limit's range (max_dlq_pages is at most 100).
+    const yaml = `limits:\n${keys.map((key, i) => `  ${key}: ${2 + i}\n`).join('')}qstash:\n  - name: eu\n    token: t\n`;
+    const config = loadConfig({ configFile: '/c.yml', env: {}, readFile: () => yaml });
+    const line = summarizeConfig(config)
+      .split('\n')
+      .find((l) => l.startsWith('limits: '));
+    expect(line?.slice('limits: '.length).split(', ').sort()).toEqual(
+      keys.map((key, i) => `${key} ${2 + i}`).sort(),
+    );
   });
 
   test('env-only mode: the summary names the environment, without secrets', () => {

@@ -104,7 +104,7 @@ describe('faults', () => {
     await waitFor(() => sim.requests('flow_control') === 1 && sim.requests('url_groups') === 1);
     const t0 = Date.now();
     await sim.stop();
-    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(Date.now() - t0).toBeLessThan(5_000); // a trickle at 1 B/s would take half an hour
     expect(await hung).toBe('failed');
     expect(await slow).toBe('failed');
   });

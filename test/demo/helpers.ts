@@ -66,6 +66,8 @@ export const latest = (series: Point[]): Point =>
   series.filter((p) => p.y !== null).reduce((a, b) => (goTimeMs(b.x) > goTimeMs(a.x) ? b : a));
 
 export async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  // A limit only a broken case reaches, however busy the machine.
+  const deadline = Date.now() + 60_000;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   expect(condition()).toBe(true);
 }

@@ -25,12 +25,14 @@ const schedules = (sim: Simulator) => getJson<ScheduleEntry[]>(sim, '/v2/schedul
 describe('QStash routes', () => {
   test('every new route answers with a body our parsers accept, and checks its credential', async () => {
     const sim = await start({ frozen: true, now: () => T0 });
-    expect(parseQueues(await queues(sim))).toHaveLength(3);
-    expect(parseSchedules(await schedules(sim))).toHaveLength(4);
+    expect((await parseQueues(await queues(sim))).entries).toHaveLength(3);
+    expect((await parseSchedules(await schedules(sim))).entries).toHaveLength(4);
     const parallelism = parseGlobalParallelism(await getJson(sim, '/v2/globalParallelism', bearer()));
     expect(parallelism.max).toBe(DEMO_GLOBAL_PARALLELISM_MAX);
     const users = await getJson<Record<string, unknown>[]>(sim, '/v2/qstash/users', basic());
-    expect(parseQstashUsers(users).map((u) => u.id)).toEqual(DEMO_QSTASH_INSTANCES.map((i) => i.id));
+    expect((await parseQstashUsers(users)).entries.map((u) => u.id)).toEqual(
+      DEMO_QSTASH_INSTANCES.map((i) => i.id),
+    );
     // The listing carries (fake) tokens, as the real one does.
     expect(users[0]!.token).toBe(demoInstanceToken(EU!.id));
     expect(users[0]!.read_only_token).toBe(demoInstanceToken(EU!.id, true));
@@ -59,8 +61,8 @@ describe('QStash routes', () => {
 
   test('asked for more queues and schedules, it generates them after the demo ones, unique and parsable', async () => {
     const sim = await start({ frozen: true, now: () => T0, queues: 200, schedules: 2000 });
-    const q = parseQueues(await queues(sim));
-    const s = parseSchedules(await schedules(sim));
+    const { entries: q } = await parseQueues(await queues(sim));
+    const { entries: s } = await parseSchedules(await schedules(sim));
     expect(q).toHaveLength(200);
     expect(s).toHaveLength(2000);
     expect(q[0]!.name).toBe(DEMO_BUSY_QUEUE);
@@ -69,10 +71,10 @@ describe('QStash routes', () => {
     expect(new Set(s.map((x) => x.id)).size).toBe(2000);
     expect(s.slice(4).some((x) => x.lastRunFailed)).toBe(true);
     // Some generated queues carry a backlog, some schedules failed: the data is not all zeros.
-    expect(q.slice(3).some((x) => x.lag > 0)).toBe(true);
+    expect(q.slice(3).some((x) => x.lag! > 0)).toBe(true);
     const small = await start({ frozen: true, now: () => T0, queues: 1, schedules: 2 });
-    expect(parseQueues(await queues(small))).toHaveLength(1);
-    expect(parseSchedules(await schedules(small))).toHaveLength(2);
+    expect((await parseQueues(await queues(small))).entries).toHaveLength(1);
+    expect((await parseSchedules(await schedules(small))).entries).toHaveLength(2);
   });
 
   test('an instance that leaves the listing loses its stats (404)', async () => {
@@ -107,7 +109,8 @@ describe('QStash data moves', () => {
     let clock = T0;
     const sim = await start({ now: () => clock });
     const failed = async () =>
-      parseSchedules(await schedules(sim)).find((s) => s.id === DEMO_FAILING_SCHEDULE)!.lastRunFailed;
+      (await parseSchedules(await schedules(sim))).entries.find((s) => s.id === DEMO_FAILING_SCHEDULE)!
+        .lastRunFailed;
     expect(await failed()).toBe(false);
     clock = T0 + 2 * 60_000;
     expect(await failed()).toBe(true);

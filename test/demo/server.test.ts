@@ -35,7 +35,7 @@ describe('routes', () => {
     const sim = await start({ onRequest: (route, path) => heard.push([route, path]) });
     await fetch(sim.url + statsPath('db/odd id'), { headers: basic() });
     await fetch(`${sim.url}/v2/topics?x=1`);
-    await fetch(`${sim.url}/v2/dlq`, { headers: bearer() });
+    await fetch(`${sim.url}/v2/messages`, { headers: bearer() });
     expect(heard).toEqual([
       ['redis_stats', '/v2/redis/stats/db%2Fodd%20id'],
       ['url_groups', '/v2/topics?x=1'],
@@ -44,7 +44,7 @@ describe('routes', () => {
 
   test('unknown paths answer 404 and other methods 405', async () => {
     const sim = await start();
-    expect((await fetch(`${sim.url}/v2/dlq`, { headers: bearer() })).status).toBe(404);
+    expect((await fetch(`${sim.url}/v2/messages`, { headers: bearer() })).status).toBe(404);
     const res = await fetch(`${sim.url}/v2/topics`, { method: 'POST', headers: bearer(), body: '{}' });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET');

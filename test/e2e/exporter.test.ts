@@ -75,6 +75,7 @@ management:
     api_key_file: api-key.txt
     databases: [db-demo-cache, db-demo-events, db-missing]
     schedule: "0 0 0 1 1 *"
+    backups_interval: 24h
   - name: discovered
     url: ${sim.url}
     email: ${DEMO_EMAIL}
@@ -82,6 +83,7 @@ management:
     include: [".*-prod", "hobby-.*", "legacy-.*"]
     exclude: ["sessions-.*"]
     schedule: "0 0 0 1 1 *"
+    backups_interval: 24h
 `);
     writeFileSync(config.replace(/config\.yml$/, 'api-key.txt'), `  ${DEMO_API_KEY}\n`);
     exporter = await startExporter(['--config', config], { TEST_QSTASH_TOKEN: DEMO_QSTASH_TOKEN });
@@ -130,7 +132,7 @@ management:
     expect(body.endsWith('# EOF\n')).toBe(true);
     expect(body).toContain('# TYPE upstash_exporter_polls counter\n');
     expect(body).toMatch(
-      /^upstash_exporter_polls_total\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m,
+      /^upstash_exporter_polls_total\{source="flow_control",account="eu",database_id="",qstash_id="",index_id=""\} 1$/m,
     );
   });
 
@@ -144,8 +146,12 @@ management:
     expect(landing.status).toBe(200);
     const html = await landing.text();
     expect(html).toContain('href="metrics"');
-    expect(html).toMatch(
-      /<td>redis_stats<\/td><td>main<\/td><td>db-missing<\/td><td><\/td><td>not_found<\/td>/,
+    // The page groups by account then source (changed with issue 23: one row per unit used to
+    // carry every label in its own cell): the redis_stats group of account main has db-missing down.
+    const main = html.slice(html.indexOf('Account <q>main</q>'));
+    const redisStats = /<tbody><tr><th scope="rowgroup"[^>]*>redis_stats.*?<\/tbody>/s.exec(main)?.[0];
+    expect(redisStats).toMatch(
+      /<span class="id">db-missing<\/span><\/td><td><span class="state down">down<\/span><span class="detail">not_found \(HTTP 404\)/,
     );
     expect((await fetch(`${exporter.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${exporter.url}/nope`)).status).toBe(404);
@@ -232,7 +238,7 @@ management:
   });
 
   const scrapeUntil = async (done: (body: string) => boolean): Promise<string> => {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 600; i++) {
       const body = await (await fetch(`${exporter.url}/metrics`)).text();
       if (done(body)) return body;
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -48,5 +48,5 @@ describe('heap settings the program applies itself', () => {
     expect(keys).toBe(KEYS);
     expect(bytes).toBeGreaterThan(0);
     expect(bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
-  }, 30_000);
+  });
 });

@@ -22,15 +22,16 @@ import {
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 const DATABASES = Array.from({ length: 9 }, (_, i) => `db-shard-${i}`);
 const ACCOUNTS = ['eu', 'us', 'ap'];
-const LISTINGS = new Set<string>(['databases', 'qstash_users']);
+const LISTINGS = new Set<string>(['databases', 'qstash_users', 'vector_indexes', 'search_indexes']);
 // Only the start-up poll is counted: an interval whose tick (cron, on the wall clock) could fall
-// between the processes' start-ups would give one process a poll more than the others.
+// between the processes' start-ups would give one process a poll more than the others. The own
+// schedules too (the DLQs' 5m default did, once, at a five-minute tick).
 const INTERVAL = '1h';
 
 function config(url: string): string {
   return writeConfig(`
 qstash:
-${ACCOUNTS.map((name) => `  - name: ${name}\n    url: ${url}\n    token: ${DEMO_QSTASH_TOKEN}\n    interval: ${INTERVAL}`).join('\n')}
+${ACCOUNTS.map((name) => `  - name: ${name}\n    url: ${url}\n    token: ${DEMO_QSTASH_TOKEN}\n    interval: ${INTERVAL}\n    dlq_interval: ${INTERVAL}`).join('\n')}
 management:
   - name: main
     url: ${url}
@@ -38,6 +39,7 @@ management:
     api_key: ${DEMO_API_KEY}
     databases: [${DATABASES.join(', ')}]
     interval: ${INTERVAL}
+    backups_interval: ${INTERVAL}
 `);
 }
 
@@ -68,7 +70,7 @@ describe('shards', () => {
     }
     for (const exporter of exporters) await waitForStatus(`${exporter.url}/readyz`, 200);
     for (const exporter of exporters) texts.push(await (await fetch(`${exporter.url}/metrics`)).text());
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all(exporters.map(async (exporter) => exporter.stop()));

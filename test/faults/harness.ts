@@ -5,14 +5,21 @@ import { Secret } from '../../src/config/secret.js';
 import {
   DEFAULTS,
   type Config,
+  type FamilySelection,
   type HttpSettings,
   type Limits,
+  type ManagementAccount,
   type ManagementSourceName,
   type QstashSourceName,
 } from '../../src/config/types.js';
 import {
+  DEMO_DLQ_CALLER_IP,
+  DEMO_DLQ_SECRET,
   DEMO_QSTASH_INSTANCES,
   DEMO_SCHEDULE_SECRET,
+  DEMO_SEARCH_INDEXES,
+  DEMO_VECTOR_INDEXES,
+  demoIndexToken,
   demoInstanceToken,
   startSimulator,
   type Simulator,
@@ -30,8 +37,8 @@ export const DATABASES = ['db-alpha', 'db-beta'];
 
 /**
  * Every form in which a credential could leak: raw, and inside the Basic header we send; the tokens
- * the QStash instance listing carries; and the secret the simulated schedules hold in their
- * destination, headers and body.
+ * the QStash instance listing and the Vector and Search index listings carry; and the secret the
+ * simulated schedules hold in their destination, headers and body.
  */
 export const SECRET_FORMS = [
   QSTASH_TOKEN,
@@ -39,7 +46,15 @@ export const SECRET_FORMS = [
   Buffer.from(`${EMAIL}:${API_KEY}`).toString('base64'),
   `Bearer ${QSTASH_TOKEN}`,
   ...DEMO_QSTASH_INSTANCES.flatMap((i) => [demoInstanceToken(i.id), demoInstanceToken(i.id, true)]),
+  ...[...DEMO_VECTOR_INDEXES, ...DEMO_SEARCH_INDEXES].flatMap((i) => [
+    demoIndexToken(i.id),
+    demoIndexToken(i.id, true),
+  ]),
+  // Any index token, also of indexes a test makes up: the simulator marks them all alike.
+  'SIMULATED-INDEX-',
   DEMO_SCHEDULE_SECRET,
+  DEMO_DLQ_SECRET,
+  DEMO_DLQ_CALLER_IP,
 ];
 
 /** A running exporter on loopback, polling a simulator, with its log lines captured. */
@@ -68,10 +83,16 @@ export interface HarnessOptions {
   readonly sim?: SimulatorOptions;
   /** Seconds between polls; the cron ticks on multiples of it. */
   readonly intervalSeconds?: number;
+  /** Seconds between polls of the DLQ sources (`dlq_interval`); default `intervalSeconds`. */
+  readonly dlqIntervalSeconds?: number;
   readonly http?: Partial<HttpSettings>;
   readonly limits?: Partial<Limits>;
   readonly logLevel?: LogLevel;
   readonly webConfigFile?: string;
+  readonly webEnableLifecycle?: boolean;
+  readonly metrics?: FamilySelection;
+  /** What a reload over HTTP reads; the running configuration by default. */
+  readonly loadConfig?: () => Config;
   /** Accounts: default one QStash account (both sources) and one management account. */
   readonly qstashAccounts?: number;
   readonly databases?: readonly string[];
@@ -83,12 +104,16 @@ export interface HarnessOptions {
   readonly exclude?: readonly string[];
   /** QStash sources; default the seed two, `flow_control` and `url_groups`. */
   readonly qstashSources?: readonly QstashSourceName[];
+  /** The management entry's own schedules (`backups_interval`); default each the entry's interval. */
+  readonly managementSchedules?: ManagementAccount['ownSchedules'];
 }
 
 /** Builds the Config object the exporter runs on, pointing at `url`. */
 export function testConfig(url: string, options: HarnessOptions = {}): Config {
   const seconds = options.intervalSeconds ?? 1;
   const schedule = { cron: `*/${seconds} * * * * *`, intervalMs: seconds * 1000 };
+  const dlqSeconds = options.dlqIntervalSeconds ?? seconds;
+  const dlqSchedule = { cron: `*/${dlqSeconds} * * * * *`, intervalMs: dlqSeconds * 1000 };
   const qstashAccounts = options.qstashAccounts ?? 1;
   return {
     listenAddress: '127.0.0.1:0',
@@ -96,8 +121,12 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
     logFormat: 'json',
     sharding: { shard: 0, total: 1 },
     webConfigFile: options.webConfigFile,
+    webEnableLifecycle: options.webEnableLifecycle ?? false,
+    metrics: options.metrics ?? { allow: [], deny: [] },
     http: {
-      timeoutMs: 400,
+      // Not the subject of the tests that take it: long enough that a busy machine's slow answer is
+      // never counted as a timeout. A test about timeouts sets its own.
+      timeoutMs: 10_000,
       retries: 1,
       concurrency: 4,
       maxBodyBytes: DEFAULTS.http.maxBodyBytes,
@@ -110,6 +139,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
       token: new Secret(QSTASH_TOKEN),
       schedule,
       sources: options.qstashSources ?? (['flow_control', 'url_groups'] as const),
+      ownSchedules: { dlq: dlqSchedule },
     })),
     management: [
       {
@@ -122,6 +152,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
         exclude: options.exclude ?? [],
         schedule,
         sources: options.managementSources ?? ['databases', 'redis_stats'],
+        ownSchedules: options.managementSchedules ?? { backups: schedule },
       },
     ],
     origin: 'test',
@@ -144,7 +175,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   });
   const config = testConfig(sim.url, options);
-  const app = createApp(config, { logger, version: '0.0.0-test' });
+  const app = createApp(config, {
+    logger,
+    version: '0.0.0-test',
+    ...(options.loadConfig === undefined ? {} : { loadConfig: options.loadConfig }),
+  });
   const address = await app.start();
   const base = `http://127.0.0.1:${address.port}`;
   const get = (path: string, headers: Record<string, string> = {}): Promise<Reply> =>
@@ -191,11 +226,14 @@ export function httpGet(url: string, headers: Record<string, string> = {}): Prom
   });
 }
 
-/** Polls `check` every `everyMs` until it returns a value other than undefined, or fails after `withinMs`. */
+/**
+ * Polls `check` every `everyMs` until it returns a value other than undefined, or fails after
+ * `withinMs`: a limit only a broken case reaches, many times what a busy machine needs.
+ */
 export async function eventually<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
-  withinMs = 15_000,
+  withinMs = 60_000,
   everyMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + withinMs;

@@ -7,6 +7,12 @@ import { fileURLToPath } from 'node:url';
 /** The built program, started as a user would: `node dist/main.js`. */
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
+/**
+ * How long a start-up (to listening, to ready) may take before a test gives up: about a second
+ * normally, so this only a hung process reaches, however busy the machine.
+ */
+export const START_LIMIT_MS = 60_000;
+
 /** A running exporter child process and what it printed so far. */
 export interface ExporterProcess {
   readonly child: ChildProcessWithoutNullStreams;
@@ -56,7 +62,7 @@ export async function startExporter(args: string[], env: NodeJS.ProcessEnv = {})
       // A child that never said it listens must not outlive the test that gave up on it.
       child.kill('SIGKILL');
       reject(new Error(`exporter did not start: ${stdout}${stderr}`));
-    }, 10_000);
+    }, START_LIMIT_MS);
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const match = stdout.includes('"msg":"listening"')
@@ -82,7 +88,7 @@ export async function startExporter(args: string[], env: NodeJS.ProcessEnv = {})
 }
 
 /** Polls `url` until it answers `status`, or fails after `timeoutMs`. */
-export async function waitForStatus(url: string, status: number, timeoutMs = 15_000): Promise<void> {
+export async function waitForStatus(url: string, status: number, timeoutMs = START_LIMIT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 0;
   while (Date.now() < deadline) {

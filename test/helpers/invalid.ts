@@ -6,9 +6,23 @@ export function invalid(parse: () => unknown): InvalidResponseError {
   try {
     parse();
   } catch (error) {
-    expect(error).toBeInstanceOf(InvalidResponseError);
-    expect((error as InvalidResponseError).reason).toBe('invalid_response');
-    return error as InvalidResponseError;
+    return invalidResponse(error);
   }
   expect.unreachable('the body was accepted');
+}
+
+/** {@link invalid} for a parser that answers with a promise. */
+export async function invalidAsync(parse: () => Promise<unknown>): Promise<InvalidResponseError> {
+  try {
+    await parse();
+  } catch (error) {
+    return invalidResponse(error);
+  }
+  expect.unreachable('the body was accepted');
+}
+
+function invalidResponse(error: unknown): InvalidResponseError {
+  expect(error).toBeInstanceOf(InvalidResponseError);
+  expect((error as InvalidResponseError).reason).toBe('invalid_response');
+  return error as InvalidResponseError;
 }

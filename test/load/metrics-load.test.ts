@@ -31,7 +31,7 @@ test(`load: ${SCRAPERS} scrapers and ${SLOW_READERS} slow readers for ${SECONDS}
   });
   const readers: Socket[] = [];
   try {
-    const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
+    const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     const first = await eventually('first polls landed', async () => {
       const scrape = await h.scrape();
       return scrape.text.length > 100_000 ? scrape : undefined;

@@ -6,8 +6,14 @@ import { DATA_METRICS } from '../../src/sources/kinds.js';
 describe('DataSeries', () => {
   it('renders families once with HELP and TYPE, sources in a fixed order, and empty families left out', () => {
     const series = new DataSeries(DATA_METRICS);
-    series.replace('flow_control/b', flowControlSamples('b', [{ key: 'x', waitListSize: 2 }], 10));
-    series.replace('flow_control/a', flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10));
+    series.replace(
+      'flow_control/b',
+      flowControlSamples('b', [{ key: 'x', waitListSize: 2, paused: false }], 10),
+    );
+    series.replace(
+      'flow_control/a',
+      flowControlSamples('a', [{ key: 'y', waitListSize: 3, paused: false }], 10),
+    );
     const text = series.render('text');
     expect(text.match(/# TYPE upstash_qstash_flow_control_wait_list_size gauge/g)).toHaveLength(1);
     expect(text.indexOf('account="a"')).toBeLessThan(text.indexOf('account="b"'));
@@ -18,7 +24,7 @@ describe('DataSeries', () => {
 
   it('forgets a source on drop and re-renders', () => {
     const series = new DataSeries(DATA_METRICS);
-    series.replace('s', flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10));
+    series.replace('s', flowControlSamples('a', [{ key: 'y', waitListSize: 3, paused: false }], 10));
     expect(series.render('text')).toContain('flow_control_key="y"');
     series.drop('s');
     expect(series.render('text')).toBe('');
@@ -29,9 +35,9 @@ describe('DataSeries', () => {
 describe('DataSeries duplicates', () => {
   it('refuses two samples of one series and keeps what the source had', () => {
     const series = new DataSeries(DATA_METRICS);
-    series.replace('s', flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10));
+    series.replace('s', flowControlSamples('a', [{ key: 'y', waitListSize: 3, paused: false }], 10));
     const twice = [
-      ...flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10),
+      ...flowControlSamples('a', [{ key: 'y', waitListSize: 3, paused: false }], 10),
       ...flowControlSamples('a', [{ key: 'y', waitListSize: 4 }], 10),
     ];
     expect(() => series.replace('s', twice)).toThrow(DuplicateSeriesError);

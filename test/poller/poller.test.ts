@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DataSeries } from '../../src/metrics/data-series.js';
 import { Poller, type PollGroup } from '../../src/poller/poller.js';
 import { createSelfMetrics } from '../../src/poller/self-metrics.js';
@@ -10,8 +10,11 @@ import { AbortedError, HttpStatusError, InvalidResponseError } from '../../src/u
 import type { PollContext, PollUnit } from '../../src/vocabulary.js';
 
 const EVERY_SECOND = '* * * * * *';
-const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
+const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
+/** A wait inside a poll: on the fake clock, so it ends when the test moves the clock past it. */
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Moves the fake clock on, running every timer (cron ticks included) and promise due meanwhile. */
+const pass = async (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 /** A poller wired to real series, metrics and a logger whose lines the test reads back. */
 function setup(poll: (context: PollContext, call: number) => Promise<number>, intervalMs = 1000) {
@@ -46,10 +49,21 @@ function setup(poll: (context: PollContext, call: number) => Promise<number>, in
   return { poller, group, series, metrics, text, value, lines, calls: () => calls };
 }
 
+// Scheduling is the subject here, so the clock is fake (node-cron, the poller's timers and Date alike):
+// what a test sees after "1.1 s" does not depend on how busy the machine is. Half a second into a
+// second, so that the start-up poll and the first cron tick never coincide.
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2025, 0, 1, 0, 0, 0, 500) });
+});
+
 let running: Poller | undefined;
 afterEach(async () => {
-  await running?.stop();
+  // A poll still waiting on the fake clock must be let go for stop() to settle.
+  const stopping = running?.stop();
+  await pass(10_000);
+  await stopping;
   running = undefined;
+  vi.useRealTimers();
 });
 
 describe('Poller', () => {
@@ -59,7 +73,7 @@ describe('Poller', () => {
     expect(t.poller.ready).toBe(false);
     expect(await t.text()).not.toContain('upstash_up{');
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     expect(t.poller.ready).toBe(true);
     expect(await t.text()).toContain(
       'upstash_qstash_flow_control_wait_list_size{account="eu",flow_control_key="k7"} 7',
@@ -73,7 +87,7 @@ describe('Poller', () => {
     const t = setup((_context, call) => Promise.resolve(call));
     running = t.poller;
     t.poller.start();
-    await sleep(1300);
+    await pass(1300);
     const body = await t.text();
     expect(body).not.toContain('flow_control_key="k1"');
     expect(body).toMatch(/flow_control_key="k[2-9]"/);
@@ -86,7 +100,7 @@ describe('Poller', () => {
     });
     running = t.poller;
     t.poller.start();
-    await sleep(2100);
+    await pass(2100);
     expect(t.calls()).toBe(1);
     expect(await t.value(/^upstash_exporter_polls_skipped_total\{[^}]*\} (\S+)$/m)).toBeGreaterThanOrEqual(1);
     expect(t.lines.some((l) => l.msg === 'poll skipped' && l.reason === 'still_running')).toBe(true);
@@ -103,14 +117,14 @@ describe('Poller', () => {
     );
     running = t.poller;
     t.poller.start();
-    await sleep(50);
+    await pass(50);
     expect(t.series.has('flow_control/eu')).toBe(true);
-    await sleep(1050); // a failing tick has come, but 3 × 600 ms have not passed
+    await pass(1050); // a failing tick has come, but 3 × 600 ms have not passed
     expect(await t.value(/^upstash_up\{[^}]*\} (\S+)$/m)).toBe(0);
     const failures = /^upstash_exporter_poll_failures_total\{[^}]*reason="server_error"\} (\S+)$/m;
     expect(await t.value(failures)).toBeGreaterThanOrEqual(1);
     expect(t.series.has('flow_control/eu')).toBe(true);
-    await sleep(1200);
+    await pass(1200);
     expect(t.series.has('flow_control/eu')).toBe(false);
     expect(await t.text()).not.toContain('upstash_qstash_flow_control_wait_list_size');
     expect(await t.text()).toContain('upstash_up{');
@@ -125,13 +139,13 @@ describe('Poller', () => {
     );
     running = t.poller;
     t.poller.start();
-    await sleep(1500);
+    await pass(1500);
     expect(t.calls()).toBe(1);
     expect(await t.value(/^upstash_exporter_poll_failures_total\{[^}]*reason="rate_limited"\} (\S+)$/m)).toBe(
       1,
     );
     expect(await t.value(/^upstash_exporter_polls_skipped_total\{[^}]*\} (\S+)$/m)).toBeGreaterThanOrEqual(1);
-    await sleep(2000);
+    await pass(2000);
     expect(t.calls()).toBeGreaterThanOrEqual(2);
     expect(await t.value(/^upstash_up\{[^}]*\} (\S+)$/m)).toBe(1);
   });
@@ -144,7 +158,7 @@ describe('Poller', () => {
     );
     running = t.poller;
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     expect(t.poller.ready).toBe(true);
     expect(
       await t.value(/^upstash_exporter_poll_failures_total\{[^}]*reason="invalid_response"\} (\S+)$/m),
@@ -168,7 +182,7 @@ describe('Poller', () => {
         }),
     );
     t.poller.start();
-    await sleep(50);
+    await pass(50);
     const started = Date.now();
     await t.poller.stop();
     expect(Date.now() - started).toBeLessThan(1000);
@@ -180,7 +194,7 @@ describe('Poller', () => {
     const t = setup(() => Promise.reject(new TypeError('cannot read properties of undefined')));
     running = t.poller;
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     // At least the start-up poll (a cron tick may have come within the 100 ms too).
     expect(
       await t.value(/^upstash_exporter_poll_failures_total\{[^}]*reason="internal"\} (\S+)$/m),
@@ -198,8 +212,14 @@ describe('Poller', () => {
     const t = setup(() => Promise.resolve(1));
     running = t.poller;
     t.poller.start();
-    await sleep(100);
-    const labels = { source: 'redis_stats', account: 'main', database_id: 'db-new', qstash_id: '' };
+    await pass(100);
+    const labels = {
+      source: 'redis_stats',
+      account: 'main',
+      database_id: 'db-new',
+      qstash_id: '',
+      index_id: '',
+    };
     let newCalls = 0;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-new',
@@ -212,11 +232,11 @@ describe('Poller', () => {
       },
     });
     // Polled from its first sighting, not only at the next tick (which may come within these 50 ms).
-    await sleep(50);
+    await pass(50);
     expect(newCalls).toBeGreaterThanOrEqual(1);
     expect(await t.text()).toContain('flow_control_key="from-new"');
     expect(await t.text()).toMatch(
-      /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id=""\} 1$/m,
+      /^upstash_up\{source="redis_stats",account="main",database_id="db-new",qstash_id="",index_id=""\} 1$/m,
     );
     expect(t.poller.status().map((s) => s.labels.database_id)).toEqual(['', 'db-new']);
 
@@ -225,10 +245,64 @@ describe('Poller', () => {
     const text = await t.text();
     expect(text).not.toContain('from-new');
     expect(text).not.toContain('db-new');
-    expect(text).toMatch(/^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id=""\} 1$/m);
+    expect(text).toMatch(
+      /^upstash_up\{source="flow_control",account="eu",database_id="",qstash_id="",index_id=""\} 1$/m,
+    );
     expect(t.poller.unitIds).toEqual(['flow_control/eu']);
-    await sleep(1100);
+    await pass(1100);
     expect(newCalls).toBe(atRemoval);
+  });
+
+  it("status() is plain data with the failure's reason and HTTP status only, never its URL or body text", async () => {
+    const url = 'https://ops:url-secret@api.example/v2/redis/stats/db?token=query-secret';
+    const t = setup((_context, call) =>
+      Promise.reject(
+        call === 1
+          ? new HttpStatusError('GET', url, 401)
+          : new InvalidResponseError('GET', url, 'body says body-secret'),
+      ),
+    );
+    running = t.poller;
+    const before = Date.now();
+    t.poller.start();
+    await pass(100);
+    const [row] = t.poller.status();
+    expect(row).toMatchObject({
+      outcome: 'unauthorized',
+      error: 'unauthorized (HTTP 401)',
+      intervalMs: 1000,
+    });
+    expect(row?.lastDurationMs).toBeGreaterThanOrEqual(0);
+    expect(row?.nextPollAt).toBeGreaterThan(before);
+    // It crosses a thread boundary as it is: structuredClone throws on a function, and a Map would not compare equal.
+    expect(structuredClone(row)).toEqual(row);
+    expect(JSON.stringify(t.poller.status())).not.toMatch(/secret/);
+    // The next cron tick's poll fails otherwise: waited for, not timed.
+    for (let i = 0; i < 100 && t.calls() < 2; i++) await pass(50);
+    await pass(50);
+    expect(t.poller.status()[0]?.error).toBe('invalid_response');
+    expect(JSON.stringify(t.poller.status())).not.toMatch(/secret/);
+  });
+
+  it('a listing renaming a unit it keeps renames it on the status, and keeps its state', async () => {
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    t.poller.start();
+    const unit = (name: string): PollUnit => ({
+      id: 'redis_stats/main/db-1',
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '', index_id: '' },
+      family: 'redis_stats/main',
+      name,
+      poll: async () => Promise.resolve({ samples: [] }),
+    });
+    t.poller.syncUnits('qstash/eu', 'redis_stats/main', [unit('cache')]);
+    await pass(100);
+    const first = t.poller.status().find((s) => s.labels.database_id === 'db-1');
+    expect(first?.name).toBe('cache');
+    t.poller.syncUnits('qstash/eu', 'redis_stats/main', [unit('cache-renamed')]);
+    const renamed = t.poller.status().find((s) => s.labels.database_id === 'db-1');
+    expect(renamed?.name).toBe('cache-renamed');
+    expect(renamed?.lastSuccessAt).toBe(first?.lastSuccessAt);
   });
 
   it('abandons the poll in flight of a removed unit without recording it', async () => {
@@ -238,7 +312,7 @@ describe('Poller', () => {
     let finish: (() => void) | undefined;
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-slow',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow', qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-slow', qstash_id: '', index_id: '' },
       poll: async (context) => {
         await new Promise<void>((resolve) => {
           finish = resolve;
@@ -247,10 +321,10 @@ describe('Poller', () => {
         return { samples: flowControlSamples('main', [{ key: 'late', waitListSize: 1 }], 10) };
       },
     });
-    await sleep(20);
+    await pass(20);
     t.poller.removeUnit('redis_stats/main/db-slow');
     finish?.();
-    await sleep(20);
+    await pass(20);
     const text = await t.text();
     expect(text).not.toContain('late');
     expect(text).not.toContain('db-slow');
@@ -286,9 +360,9 @@ describe('Poller, hostile input', () => {
     });
     running = poller;
     poller.start();
-    await sleep(100);
+    await pass(100);
     duplicate = true;
-    await sleep(1100);
+    await pass(1100);
     const text = `${series.render('text')}${metrics.render('text')}`;
     expect(text).toMatch(/^upstash_exporter_poll_failures_total\{[^}]*reason="internal"\} [1-9]/m);
     expect(text).toContain('flow_control_key="k"} 1');
@@ -305,12 +379,12 @@ describe('Poller, hostile input', () => {
     );
     running = t.poller;
     t.poller.start();
-    await sleep(1300);
+    await pass(1300);
     const dropped = () =>
       t.lines.filter((l) => l.msg === 'series dropped: no successful poll for 3 intervals');
     expect(dropped()).toHaveLength(1);
     await t.poller.reconfigure([t.group]);
-    await sleep(50);
+    await pass(50);
     expect(dropped()).toHaveLength(1);
   });
 
@@ -318,7 +392,7 @@ describe('Poller, hostile input', () => {
     const t = setup(() => Promise.resolve(1));
     running = t.poller;
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     const before = t.calls();
     const added: PollUnit = {
       id: 'flow_control/us/',
@@ -328,7 +402,7 @@ describe('Poller, hostile input', () => {
     };
     for (let i = 0; i < 20; i++)
       await t.poller.reconfigure([{ ...t.group, units: [...t.group.units, added] }]);
-    await sleep(20);
+    await pass(20);
     // Twenty reloads polled nothing again (a scheduled tick may have fallen in the meantime).
     expect(t.calls() - before).toBeLessThanOrEqual(1);
     expect(await t.text()).toContain('flow_control_key="u"');
@@ -344,19 +418,34 @@ describe('Poller, hostile input', () => {
     t.poller.start();
     t.poller.addUnit('qstash/eu', {
       id: 'redis_stats/main/db-1',
-      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: 'db-1', qstash_id: '', index_id: '' },
       poll: async () => Promise.resolve({ samples: [], rejectedFields: rejecting ? ['dailyproduce'] : [] }),
     });
-    await sleep(2100);
+    await pass(2100);
     const rejected =
-      /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",field="dailyproduce"\} (\d+)$/m;
+      /^upstash_exporter_fields_rejected_total\{source="redis_stats",account="main",database_id="db-1",qstash_id="",index_id="",field="dailyproduce"\} (\d+)$/m;
     expect(await t.value(rejected)).toBeGreaterThanOrEqual(2);
     expect(t.lines.filter((l) => String(l.msg).startsWith('field rejected'))).toHaveLength(1);
     rejecting = false;
-    await sleep(1000);
+    await pass(1000);
     expect(t.lines.some((l) => l.msg === 'field accepted again' && l.field === 'dailyproduce')).toBe(true);
     t.poller.removeUnit('redis_stats/main/db-1');
     expect(await t.text()).not.toContain('fields_rejected_total{');
+  });
+
+  it('counts the label values a capped label left out with those cut to length', async () => {
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    t.poller.addUnit('qstash/eu', {
+      id: 'qstash_stats/main/q-1',
+      labels: { source: 'qstash_stats', account: 'main', database_id: '', qstash_id: 'q-1', index_id: '' },
+      poll: async () => Promise.resolve({ samples: [], labelValuesDropped: 3 }),
+    });
+    t.poller.start();
+    await t.poller.settled();
+    const truncated =
+      /^upstash_exporter_label_values_truncated_total\{source="qstash_stats",account="main",database_id="",qstash_id="q-1",index_id=""\} (\d+)$/m;
+    expect(await t.value(truncated)).toBe(3);
   });
 
   it('spreads a family over the interval after the start-up poll; discovery replaces it whole', async () => {
@@ -365,7 +454,7 @@ describe('Poller, hostile input', () => {
     const polledAt = new Map<string, number[]>();
     const member = (id: string): PollUnit => ({
       id: `redis_stats/main/${id}`,
-      labels: { source: 'redis_stats', account: 'main', database_id: id, qstash_id: '' },
+      labels: { source: 'redis_stats', account: 'main', database_id: id, qstash_id: '', index_id: '' },
       family: 'redis_stats/main',
       poll: async () => {
         polledAt.set(id, [...(polledAt.get(id) ?? []), Date.now()]);
@@ -374,7 +463,7 @@ describe('Poller, hostile input', () => {
     });
     t.poller.start();
     t.poller.syncUnits('qstash/eu', 'redis_stats/main', ['a', 'b', 'c', 'd'].map(member));
-    await sleep(2300);
+    await pass(2300);
     // Each member: once at once (start-up), then once per tick at its own offset (0, 250, 500, 750 ms).
     const second = ['a', 'b', 'c', 'd'].map((id) => polledAt.get(id)?.[1] ?? NaN);
     expect(second.every(Number.isFinite)).toBe(true);

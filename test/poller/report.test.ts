@@ -162,7 +162,7 @@ describe('health labels', () => {
     expect(capped.length).toBeLessThanOrEqual(1024);
     const text = await t.text();
     expect(text).toContain(
-      `upstash_up{source="redis_stats",account="main",database_id="${capped}",qstash_id=""} 1`,
+      `upstash_up{source="redis_stats",account="main",database_id="${capped}",qstash_id="",index_id=""} 1`,
     );
     expect(text).toContain(`upstash_redis_keys{account="main",database_id="${capped}"} 3`);
     expect(text).not.toContain(id);

@@ -57,7 +57,7 @@ const names = fc.uniqueArray(
   { maxLength: 12 },
 );
 
-function render(keys: readonly string[], groups: readonly string[]): string {
+async function render(keys: readonly string[], groups: readonly string[]): Promise<string> {
   // Through JSON text, as the bytes would arrive (JSON.stringify escapes lone surrogates).
   const flowBody: unknown = JSON.parse(
     JSON.stringify({ flowControls: keys.map((k, i) => ({ flowControlKey: k, waitListSize: i })) }),
@@ -68,8 +68,10 @@ function render(keys: readonly string[], groups: readonly string[]): string {
     ),
   );
   const series = new DataSeries(DATA_METRICS);
-  series.replace('a', limitSampleLabels(flowControlSamples('eu', parseFlowControl(flowBody), 1000)).samples);
-  series.replace('b', limitSampleLabels(urlGroupSamples('eu', parseUrlGroups(groupBody), 1000)).samples);
+  const { entries: keyEntries } = await parseFlowControl(flowBody);
+  const { entries: groupEntries } = await parseUrlGroups(groupBody);
+  series.replace('a', limitSampleLabels(flowControlSamples('eu', keyEntries, 1000)).samples);
+  series.replace('b', limitSampleLabels(urlGroupSamples('eu', groupEntries, 1000)).samples);
   return series.render('text');
 }
 
@@ -88,10 +90,10 @@ function labelValues(text: string, metric: string, label: string): string[] {
 }
 
 describe('exposition of arbitrary keys and group names', () => {
-  test('round-trips to the same label values, one series per key, every value bounded', () => {
-    fc.assert(
-      fc.property(names, names, (keys, groups) => {
-        const text = render(keys, groups);
+  test('round-trips to the same label values, one series per key, every value bounded', async () => {
+    await fc.assert(
+      fc.asyncProperty(names, names, async (keys, groups) => {
+        const text = await render(keys, groups);
         // The text survives UTF-8 (what goes on the wire) unchanged: no lone surrogate is left.
         expect(Buffer.from(text, 'utf8').toString('utf8')).toBe(text);
         const keyValues = labelValues(text, 'upstash_qstash_flow_control_wait_list_size', 'flow_control_key');
@@ -115,10 +117,10 @@ describe('exposition of arbitrary keys and group names', () => {
     );
   });
 
-  test.skipIf(!havePromtool)('promtool check metrics accepts the text', () => {
-    fc.assert(
-      fc.property(names, names, (keys, groups) => {
-        const { status, output } = promtool(render(keys, groups));
+  test.skipIf(!havePromtool)('promtool check metrics accepts the text', async () => {
+    await fc.assert(
+      fc.asyncProperty(names, names, async (keys, groups) => {
+        const { status, output } = promtool(await render(keys, groups));
         expect(output).toBe('');
         expect(status).toBe(0);
       }),
@@ -128,7 +130,7 @@ describe('exposition of arbitrary keys and group names', () => {
 
   test('the truncation counter counts each cut value once per poll', () => {
     const metrics = createSelfMetrics({ version: 'test' });
-    const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' };
+    const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     const groups = ['short', 'x'.repeat(2000), 'y'.repeat(1025)].map((name) => ({
       name,
       createdAt: 0,
@@ -140,7 +142,7 @@ describe('exposition of arbitrary keys and group names', () => {
     }
     const text = metrics.render('text');
     expect(text).toContain(
-      'upstash_exporter_label_values_truncated_total{source="url_groups",account="eu",database_id="",qstash_id=""} 4',
+      'upstash_exporter_label_values_truncated_total{source="url_groups",account="eu",database_id="",qstash_id="",index_id=""} 4',
     );
   });
 });

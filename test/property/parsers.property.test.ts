@@ -1,8 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { parseFlowControl } from '../../src/upstash/flow-control.js';
+import { parseDatabases } from '../../src/upstash/databases.js';
 import { InvalidResponseError } from '../../src/upstash/errors.js';
+import { parseFlowControl } from '../../src/upstash/flow-control.js';
+import { parseGlobalParallelism } from '../../src/upstash/global-parallelism.js';
+import { parseIndexStats } from '../../src/upstash/index-stats.js';
+import { parseIndexes } from '../../src/upstash/indexes.js';
+import { parseQstashStats } from '../../src/upstash/qstash-stats.js';
+import { parseQstashUsers } from '../../src/upstash/qstash-users.js';
+import { parseQueues } from '../../src/upstash/queues.js';
+import { parseBackups } from '../../src/upstash/redis-backups.js';
 import { parseRedisStats, SERIES_FIELDS, NUMBER_FIELDS } from '../../src/upstash/redis-stats.js';
+import { parseSchedules } from '../../src/upstash/schedules.js';
 import { parseUrlGroups } from '../../src/upstash/url-groups.js';
 
 // Whatever JSON Upstash sends, a parser either returns plain data or throws InvalidResponseError
@@ -12,11 +21,20 @@ const PARSERS = {
   flow_control: (json: unknown) => parseFlowControl(json),
   url_groups: (json: unknown) => parseUrlGroups(json),
   redis_stats: (json: unknown) => parseRedisStats(json),
+  databases: (json: unknown) => parseDatabases(json),
+  qstash_users: (json: unknown) => parseQstashUsers(json),
+  qstash_stats: (json: unknown) => parseQstashStats(json),
+  queues: (json: unknown) => parseQueues(json),
+  schedules: (json: unknown) => parseSchedules(json),
+  global_parallelism: (json: unknown) => parseGlobalParallelism(json),
+  indexes: (json: unknown) => parseIndexes(json),
+  index_stats: (json: unknown) => parseIndexStats(json),
+  redis_backups: (json: unknown) => parseBackups(json),
 };
 
-function onlyInvalidResponse(parse: (json: unknown) => unknown, json: unknown): void {
+async function onlyInvalidResponse(parse: (json: unknown) => unknown, json: unknown): Promise<void> {
   try {
-    parse(json);
+    await parse(json);
   } catch (error) {
     if (!(error instanceof InvalidResponseError)) throw error;
     expect(error.reason).toBe('invalid_response');
@@ -70,18 +88,18 @@ const nearGroups = fc.array(
 
 describe('response parsers never throw anything but InvalidResponseError', () => {
   for (const [name, parse] of Object.entries(PARSERS)) {
-    test(`${name}: arbitrary JSON`, () => {
-      fc.assert(
-        fc.property(fc.jsonValue(), (json) => {
-          onlyInvalidResponse(parse, json);
+    test(`${name}: arbitrary JSON`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.jsonValue(), async (json) => {
+          await onlyInvalidResponse(parse, json);
         }),
         { numRuns: 500 },
       );
     });
-    test(`${name}: JSON close to every shape`, () => {
-      fc.assert(
-        fc.property(fc.oneof(nearStats, nearFlow, nearGroups), (json) => {
-          onlyInvalidResponse(parse, json);
+    test(`${name}: JSON close to every shape`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(nearStats, nearFlow, nearGroups), async (json) => {
+          await onlyInvalidResponse(parse, json);
         }),
         { numRuns: 500 },
       );

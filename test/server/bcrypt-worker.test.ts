@@ -22,7 +22,7 @@ describe('BcryptWorker', () => {
 
   test(`turns checks away beyond ${MAX_PENDING_CHECKS} pending instead of queuing them`, async () => {
     const worker = new BcryptWorker();
-    const hash = bcrypt.hashSync('right', 6);
+    const hash = bcrypt.hashSync('right', 4);
     const results = await Promise.all(
       Array.from({ length: MAX_PENDING_CHECKS + 4 }, async () => worker.compare('wrong', hash)),
     );
@@ -34,36 +34,24 @@ describe('BcryptWorker', () => {
 });
 
 describe('BasicAuth under a flood of wrong passwords', () => {
-  test('bcrypt at cost 10 does not hold the event loop; verified credentials answer at once', async () => {
-    const hash = bcrypt.hashSync('right', 10);
+  // Cost 4: what bcrypt costs is not the subject here, and the worker thread runs at the lowest
+  // priority, so on a busy machine each check at cost 10 can take seconds. How long the event loop
+  // is held and how fast the verified credential answers are timing: test/load/bcrypt-flood.test.ts.
+  test('a verified credential answers before bcrypt has decided any of the flood; the flood is bounded', async () => {
+    const hash = bcrypt.hashSync('right', 4);
     const auth = new BasicAuth(new Map([['prometheus', hash]]), new BcryptWorker());
     expect(await auth.check(header('prometheus', 'right'))).toBe('ok');
-    // What one check costs on this machine now: on the event loop, each would hold it that long.
-    const before = performance.now();
-    bcrypt.compareSync('wrong', hash);
-    const oneCheck = performance.now() - before;
-
-    let lag = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      lag = Math.max(lag, now - last - 5);
-      last = now;
-    }, 5);
-    try {
-      const flood = Array.from({ length: MAX_PENDING_CHECKS + 2 }, async (_, i) =>
-        auth.check(header(i % 2 === 0 ? 'prometheus' : `nobody-${i}`, `guess-${i}`)),
-      );
-      const started = performance.now();
-      expect(await auth.check(header('prometheus', 'right'))).toBe('ok');
-      expect(performance.now() - started).toBeLessThan(Math.max(20, oneCheck / 2));
-      const results = await Promise.all(flood);
-      expect(results.filter((r) => r === 'denied')).toHaveLength(MAX_PENDING_CHECKS);
-      expect(results.filter((r) => r === 'busy')).toHaveLength(2);
-    } finally {
-      clearInterval(timer);
-    }
-    // Eight checks ran meanwhile; on the event loop each would have held it a whole check long.
-    expect(lag).toBeLessThan(Math.max(50, oneCheck / 2));
-  }, 20_000);
+    const decided: string[] = [];
+    const flood = Array.from({ length: MAX_PENDING_CHECKS + 2 }, async (_, i) => {
+      const result = await auth.check(header(i % 2 === 0 ? 'prometheus' : `nobody-${i}`, `guess-${i}`));
+      decided.push(result);
+      return result;
+    });
+    expect(await auth.check(header('prometheus', 'right'))).toBe('ok');
+    // Only the turned-away checks are in: a bcrypt answer comes from the worker, after this.
+    expect(decided.filter((r) => r !== 'busy')).toEqual([]);
+    const results = await Promise.all(flood);
+    expect(results.filter((r) => r === 'denied')).toHaveLength(MAX_PENDING_CHECKS);
+    expect(results.filter((r) => r === 'busy')).toHaveLength(2);
+  });
 });

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startHarness, type Harness } from '../faults/harness.js';
 
-// Contract section 4: our four paths answer GET and HEAD; any other method on them gets 405 with
+// Contract section 4: our paths answer GET and HEAD; any other method on them gets 405 with
 // `Allow: GET, HEAD`, whatever the method — CONNECT included, which Node's server hands to a separate
-// event and, without a listener, answers by closing the connection.
+// event and, without a listener, answers by closing the connection. (/-/reload takes POST and PUT
+// instead: test/server/lifecycle.test.ts.)
 
-const PATHS = ['/', '/metrics', '/healthz', '/readyz'];
+const PATHS = ['/', '/metrics', '/healthz', '/readyz', '/-/healthy', '/-/ready'];
 
 interface RawReply {
   readonly status: number;
@@ -27,7 +28,7 @@ async function raw(port: number, text: string): Promise<RawReply> {
     socket.on('data', (chunk: string) => (data += chunk));
     socket.on('close', () => resolve(data));
     socket.on('error', reject);
-    socket.setTimeout(5_000, () =>
+    socket.setTimeout(30_000, () =>
       socket.destroy(new Error(`no answer to ${JSON.stringify(text)}: ${data}`)),
     );
   });

@@ -13,6 +13,7 @@ import {
 } from '../../src/server/scrape-cache.js';
 import { registerProcessMetrics } from '../../src/metrics/process-metrics.js';
 import { renderRegistry, type Format } from '../../src/metrics/exposition.js';
+import { ALL_FAMILIES, familyPredicate, type FamilyPredicate } from '../../src/metrics/family-filter.js';
 import { createSelfMetrics, type SelfMetrics } from '../../src/poller/self-metrics.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
@@ -34,8 +35,8 @@ function section(text: string | ((format: Format) => string)) {
 /** The data and health sections made on this thread, as the poll worker's publications carry them. */
 function polledSections(series: DataSeries, metrics: SelfMetrics): PolledSections {
   return {
-    data: { version: () => series.version, render: (format) => series.chunks(format) },
-    health: { version: () => metrics.version, render: (format) => metrics.render(format) },
+    data: { version: () => series.version, render: (format, keep) => series.chunks(format, keep) },
+    health: { version: () => metrics.version, render: (format, keep) => metrics.render(format, keep) },
   };
 }
 
@@ -157,7 +158,7 @@ describe('ExpositionCache', () => {
   it('serves what rendering everything per scrape served, byte for byte but for process values', async () => {
     const metrics = createSelfMetrics({ version: 'test' });
     const series = new DataSeries(DATA_METRICS);
-    const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '' };
+    const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     metrics.declareSource(labels);
     metrics.pollStarted(labels);
     series.replace('flow_control/eu', flowControlSamples('eu', [{ key: 'k "1"', waitListSize: 3 }], 10));
@@ -180,11 +181,11 @@ describe('ExpositionCache', () => {
       polledSections(new DataSeries(DATA_METRICS), metrics),
       processRegistry(),
     );
-    const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '' };
+    const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     expect((await bodyOf(cache, 'text', 'identity')).toString()).not.toContain('upstash_up{');
     metrics.pollSucceeded(labels, 0.1, 1_700_000_000);
     expect((await bodyOf(cache, 'text', 'identity')).toString()).toContain(
-      'upstash_up{source="url_groups",account="eu",database_id="",qstash_id=""} 1',
+      'upstash_up{source="url_groups",account="eu",database_id="",qstash_id="",index_id=""} 1',
     );
   });
 });
@@ -270,5 +271,108 @@ describe('keepWarm', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('metrics.allow and metrics.deny (contract 9.5)', () => {
+  /** A cache over one flow-control poll and the exporter's own metrics, shown through `keep`. */
+  function filteredCache(keep: FamilyPredicate) {
+    const metrics = createSelfMetrics({ version: 'test' });
+    const series = new DataSeries(DATA_METRICS);
+    const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
+    metrics.declareSource(labels);
+    series.replace('flow_control/eu', flowControlSamples('eu', [{ key: 'k', waitListSize: 3 }], 10));
+    metrics.pollSucceeded(labels, 0.5, 1_700_000_000);
+    return { cache: createMetricsCache(polledSections(series, metrics), processRegistry(), keep), series };
+  }
+
+  /** Every metric name a body mentions, in HELP, TYPE or sample lines. */
+  function namesIn(text: string): Set<string> {
+    const names = new Set<string>();
+    for (const line of text.split('\n')) {
+      const name = /^(?:# (?:HELP|TYPE) )?([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(line)?.[1];
+      if (name !== undefined && line !== '# EOF') names.add(name);
+    }
+    return names;
+  }
+
+  it('leaves a family out entirely, HELP and TYPE too, in both formats, gzip or not', async () => {
+    const keep = familyPredicate({
+      allow: [],
+      deny: [
+        'upstash_up',
+        'upstash_exporter_.*',
+        'process_.*',
+        'nodejs_.*',
+        'upstash_qstash_flow_control_keys',
+      ],
+    });
+    const { cache } = filteredCache(keep);
+    for (const format of ['text', 'openmetrics'] as const) {
+      const plain = (await bodyOf(cache, format, 'identity')).toString('utf8');
+      expect(gunzipSync(await bodyOf(cache, format, 'gzip')).toString('utf8')).toBe(plain);
+      const names = [...namesIn(plain)];
+      expect(names.length, format).toBeGreaterThan(0);
+      for (const name of names) {
+        expect(name, format).toMatch(/^upstash_qstash_flow_control_/);
+        expect(name, format).not.toBe('upstash_qstash_flow_control_keys');
+      }
+      expect(plain.endsWith('# EOF\n')).toBe(format === 'openmetrics');
+    }
+  });
+
+  it('an allow list shows only what it names', async () => {
+    const { cache } = filteredCache(familyPredicate({ allow: ['upstash_up', 'process_.*'], deny: [] }));
+    const names = namesIn((await bodyOf(cache, 'openmetrics', 'identity')).toString('utf8'));
+    expect(names.has('upstash_up')).toBe(true);
+    expect(names.has('process_cpu_seconds')).toBe(true);
+    for (const name of names) expect(name).toMatch(/^(upstash_up|process_.*)$/);
+  });
+
+  it('asks about each family when a section renders, never per scrape', async () => {
+    const asked: string[] = [];
+    const keep = familyPredicate({ allow: [], deny: ['nodejs_.*'] });
+    const { cache } = filteredCache((name) => {
+      asked.push(name);
+      return keep(name);
+    });
+    await cache.body('text', 'identity');
+    const families = asked.length;
+    expect(families).toBeGreaterThan(10);
+    // As many questions as families: once each.
+    expect(new Set(asked).size).toBe(families);
+    await cache.body('text', 'identity');
+    await cache.body('text', 'gzip');
+    expect(asked.length).toBe(families);
+  });
+
+  it('a reload applies new lists at the next scrape, whatever the burst limit', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const data = section(() => `data ${data.state.version}\n`);
+      const cache = new ExpositionCache([data], { burst: 1 });
+      const text = async (): Promise<string> => (await bodyOf(cache, 'text', 'identity')).toString();
+      expect(await text()).toBe('data 0\n');
+      data.state.version++;
+      // One build this second already: the move waits for a refresh.
+      expect(await text()).toBe('data 0\n');
+      cache.reconfigure(ALL_FAMILIES);
+      expect(await text()).toBe('data 1\n');
+      // And then cached as before.
+      expect(await text()).toBe('data 1\n');
+      expect(data.state.renders).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('renders a section with the lists of the latest reload', async () => {
+    const { cache } = filteredCache(ALL_FAMILIES);
+    expect(namesIn((await bodyOf(cache, 'text', 'identity')).toString()).has('upstash_up')).toBe(true);
+    cache.reconfigure(familyPredicate({ allow: [], deny: ['upstash_up'] }));
+    expect(namesIn((await bodyOf(cache, 'text', 'identity')).toString()).has('upstash_up')).toBe(false);
+    expect(namesIn(gunzipSync(await bodyOf(cache, 'text', 'gzip')).toString()).has('upstash_up')).toBe(false);
+    cache.reconfigure(ALL_FAMILIES);
+    expect(namesIn((await bodyOf(cache, 'text', 'identity')).toString()).has('upstash_up')).toBe(true);
   });
 });

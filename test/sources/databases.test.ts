@@ -11,6 +11,9 @@ const db = (id: string, name: string, limits: Database['limits'] = {}): Database
   state: 'active',
   creationTime: 1_752_649_602,
   limits,
+  features: {},
+  replicas: undefined,
+  readRegions: undefined,
 });
 
 describe('databaseSamples', () => {
@@ -50,6 +53,12 @@ describe('selects', () => {
     expect(select(['prod'], [], 'prod-cache')).toBe(false);
     expect(select(['a|b'], [], 'a')).toBe(true);
     expect(select(['a|b'], [], 'ab')).toBe(false);
+  });
+
+  it('reads RE2 syntax as Prometheus does', () => {
+    expect(select(['(?i)prod-[[:digit:]]+'], [], 'PROD-42')).toBe(true);
+    expect(select(['\\pL+'], [], 'Zürich')).toBe(true);
+    expect(select(['\\Qa.b\\E'], [], 'axb')).toBe(false);
   });
 
   it('needs some include and no exclude', () => {

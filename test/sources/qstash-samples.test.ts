@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseFlowControl } from '../../src/upstash/flow-control.js';
 import type { Sample } from '../../src/metrics/sample.js';
+import { dlqSamples } from '../../src/sources/dlq.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { globalParallelismSamples } from '../../src/sources/global-parallelism.js';
 import { qstashStatsSamples } from '../../src/sources/qstash-stats.js';
@@ -13,18 +15,14 @@ const lines = (samples: readonly Sample[]): string[] =>
   samples.map((s) => `${s.metric.name}{${s.labels.map(([k, v]) => `${k}="${v}"`).join(',')}} ${s.value}`);
 
 describe('flowControlSamples, the figures of 6.4', () => {
-  it('paused for every key; parallelism only with parallelismMax; rate only with rateMax; omitted zeros as 0', () => {
-    const out = lines(
-      flowControlSamples(
-        'eu',
-        [
-          { key: 'full', waitListSize: 9, paused: true, parallelismMax: 5, parallelismCount: 5 },
-          { key: 'rated', waitListSize: 0, rateMax: 100, ratePeriod: 60 },
-          { key: 'plain', waitListSize: 1, parallelismCount: 3, rateCount: 2 },
-        ],
-        10,
-      ),
-    );
+  // Through the parser, which reads the omitted zeros (Upstash omits zero values).
+  it('paused for every key; parallelism only with parallelismMax; rate only with rateMax; omitted zeros as 0', async () => {
+    const { entries } = await parseFlowControl([
+      { flowControlKey: 'full', waitListSize: 9, isPaused: true, parallelismMax: 5, parallelismCount: 5 },
+      { flowControlKey: 'rated', waitListSize: 0, rateMax: 100, ratePeriod: 60 },
+      { flowControlKey: 'plain', waitListSize: 1, parallelismCount: 3, rateCount: 2 },
+    ]);
+    const out = lines(flowControlSamples('eu', entries, 10));
     expect(out).toEqual([
       'upstash_qstash_flow_control_wait_list_size{account="eu",flow_control_key="full"} 9',
       'upstash_qstash_flow_control_paused{account="eu",flow_control_key="full"} 1',
@@ -140,16 +138,15 @@ describe('globalParallelismSamples', () => {
 });
 
 describe('qstashUserSamples and qstashStatsSamples', () => {
+  const INSTANCE = { id: 'q-1', region: 'eu-central-1', type: 'paid', state: 'active' };
+
   it('one info series per instance and each limit it has', () => {
     const out = lines(
       qstashUserSamples('main', [
         {
-          id: 'q-1',
-          region: 'eu-central-1',
-          type: 'paid',
-          state: 'active',
+          ...INSTANCE,
           limits: { max_requests_per_day: 1e6, max_message_size: 1_048_576, budget: 0 },
-          rejected: [],
+          features: {},
         },
       ]),
     );
@@ -161,17 +158,146 @@ describe('qstashUserSamples and qstashStatsSamples', () => {
     ]);
   });
 
+  it('the limits of 9.1 in base units, and each setting as 1 or 0 under its feature label', () => {
+    const out = lines(
+      qstashUserSamples('main', [
+        {
+          ...INSTANCE,
+          limits: {
+            max_requests_per_day_hard: 1000,
+            max_bandwidth_per_second: 1_048_576,
+            max_parallelism: 2,
+            max_endpoints_per_topic: 100,
+            max_retries: 3,
+            max_dlq_retention_time_milis: 259_200_000,
+            max_delay: 604_800,
+            timeout: 900,
+          },
+          features: { prod_pack_enabled: false, prometheus_enabled: true, active: true },
+        },
+      ]),
+    );
+    expect(out.slice(1)).toEqual([
+      'upstash_qstash_max_requests_per_day_hard{account="main",qstash_id="q-1"} 1000',
+      'upstash_qstash_max_bandwidth_bytes_per_second{account="main",qstash_id="q-1"} 1048576',
+      'upstash_qstash_max_parallelism_per_endpoint{account="main",qstash_id="q-1"} 2',
+      'upstash_qstash_max_endpoints_per_url_group{account="main",qstash_id="q-1"} 100',
+      'upstash_qstash_max_retries{account="main",qstash_id="q-1"} 3',
+      'upstash_qstash_dlq_retention_seconds{account="main",qstash_id="q-1"} 259200',
+      'upstash_qstash_max_delay_seconds{account="main",qstash_id="q-1"} 604800',
+      'upstash_qstash_max_request_timeout_seconds{account="main",qstash_id="q-1"} 900',
+      'upstash_qstash_feature_enabled{account="main",qstash_id="q-1",feature="prod_pack"} 0',
+      'upstash_qstash_feature_enabled{account="main",qstash_id="q-1",feature="native_prometheus"} 1',
+      'upstash_qstash_feature_enabled{account="main",qstash_id="q-1",feature="active"} 1',
+    ]);
+  });
+
   it('stats fields as they are, only those present', () => {
     expect(
       lines(
         qstashStatsSamples('main', 'q-1', {
           values: { dlq_message_count: 4, daily_requests: 420 },
+          states: {},
           rejected: [],
-        }),
+        }).samples,
       ),
     ).toEqual([
       'upstash_qstash_dlq_messages{account="main",qstash_id="q-1"} 4',
       'upstash_qstash_daily_requests{account="main",qstash_id="q-1"} 420',
+    ]);
+  });
+
+  it('hourly sums, workflow figures and one series per state, as many as there are', () => {
+    const { samples, dropped } = qstashStatsSamples('main', 'q-1', {
+      values: { daily_used: 60, daily_used_workflow: 0, workflow_run: 2, workflow_message: 9 },
+      states: {
+        daily_qstash_messages: new Map([
+          ['delivered', 50],
+          ['failed', 0],
+        ]),
+        daily_workflow_messages: new Map([['canceled', 1]]),
+      },
+      rejected: [],
+    });
+    expect(dropped).toBe(0);
+    expect(lines(samples)).toEqual([
+      'upstash_qstash_requests_last_hour{account="main",qstash_id="q-1"} 60',
+      'upstash_qstash_workflow_requests_last_hour{account="main",qstash_id="q-1"} 0',
+      'upstash_qstash_daily_workflow_runs{account="main",qstash_id="q-1"} 2',
+      'upstash_qstash_daily_workflow_messages{account="main",qstash_id="q-1"} 9',
+      'upstash_qstash_messages_last_hour{account="main",qstash_id="q-1",state="delivered"} 50',
+      'upstash_qstash_messages_last_hour{account="main",qstash_id="q-1",state="failed"} 0',
+      'upstash_qstash_workflow_messages_last_hour{account="main",qstash_id="q-1",state="canceled"} 1',
+    ]);
+  });
+
+  it('at most 20 states per metric: the largest sums kept, the others counted as dropped', () => {
+    const states = new Map(Array.from({ length: 23 }, (_, i) => [`state-${i}`, i] as const));
+    const { samples, dropped } = qstashStatsSamples('main', 'q-1', {
+      values: {},
+      states: { daily_qstash_messages: states, daily_workflow_messages: states },
+      rejected: [],
+    });
+    expect(dropped).toBe(6);
+    const kept = samples
+      .filter((s) => s.metric.name === 'upstash_qstash_messages_last_hour')
+      .map((s) => s.value)
+      .sort((a, b) => a - b);
+    expect(kept).toEqual(Array.from({ length: 20 }, (_, i) => i + 3));
+  });
+});
+
+describe('dlqSamples', () => {
+  const LIMITS = {
+    maxFlowControlKeys: 10,
+    maxUrlGroups: 1,
+    maxCommandsPerDatabase: 10,
+    maxQueues: 2,
+    maxSchedules: 10,
+    maxIndexes: 10,
+    maxDlqPages: 10,
+  };
+
+  it('size, completeness, oldest message and the counts by queue, URL group and status; a message without the field is not counted there', () => {
+    const { samples, dropped } = dlqSamples(
+      'eu',
+      'dlq',
+      {
+        messages: [
+          { queueName: 'a', topicName: 'g', responseStatus: 500, createdAt: 1_700_000_060_000 },
+          { queueName: 'a', responseStatus: 500, createdAt: 1_700_000_000_000 },
+          { queueName: 'b', topicName: 'h' },
+          { queueName: 'c', topicName: 'h', responseStatus: 404 },
+          { queueName: 'c' },
+        ],
+        complete: false,
+        pages: 10,
+      },
+      LIMITS,
+    );
+    const out = lines(samples);
+    // What the caps left out (queue b, URL group g) counts as truncated label values.
+    expect(dropped).toBe(2);
+    expect(out).toEqual([
+      'upstash_qstash_dlq_scanned_messages{account="eu"} 5',
+      'upstash_qstash_dlq_scan_complete{account="eu"} 0',
+      'upstash_qstash_dlq_oldest_message_timestamp_seconds{account="eu"} 1700000000',
+      // max_queues 2: the two largest, ties by name.
+      'upstash_qstash_dlq_messages_by_queue{account="eu",queue="a"} 2',
+      'upstash_qstash_dlq_messages_by_queue{account="eu",queue="c"} 2',
+      // max_url_groups 1.
+      'upstash_qstash_dlq_messages_by_url_group{account="eu",url_group="h"} 2',
+      'upstash_qstash_dlq_messages_by_response_status{account="eu",code="500"} 2',
+      'upstash_qstash_dlq_messages_by_response_status{account="eu",code="404"} 1',
+    ]);
+  });
+
+  it('an empty workflow DLQ: zero messages, complete, no oldest and no groups', () => {
+    expect(
+      lines(dlqSamples('eu', 'workflow_dlq', { messages: [], complete: true, pages: 1 }, LIMITS).samples),
+    ).toEqual([
+      'upstash_qstash_workflow_dlq_scanned_messages{account="eu"} 0',
+      'upstash_qstash_workflow_dlq_scan_complete{account="eu"} 1',
     ]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { entryUnits, type SourceEntry, type UnitDeps } from '../../src/sources/units.js';
+import type { Listed } from '../../src/sources/source.js';
+import { entryGroups, type SourceEntry, type UnitDeps } from '../../src/sources/units.js';
 import { UpstashClient } from '../../src/upstash/client.js';
 
 const client = new UpstashClient({ timeoutMs: 1000, retries: 0, concurrency: 1, userAgent: 'test' });
@@ -13,7 +14,7 @@ const entry = (databases: readonly string[] | 'discovered'): SourceEntry => ({
   sources: ['redis_stats'],
   ...(databases !== 'discovered' && { ids: { database: databases } }),
 });
-const deps = (known = new Map<string, readonly string[]>(), shard = { shard: 0, total: 1 }): UnitDeps => ({
+const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 }): UnitDeps => ({
   client,
   limits: {
     maxFlowControlKeys: 10,
@@ -21,12 +22,17 @@ const deps = (known = new Map<string, readonly string[]>(), shard = { shard: 0, 
     maxCommandsPerDatabase: 10,
     maxQueues: 10,
     maxSchedules: 10,
+    maxIndexes: 10,
+    maxDlqPages: 10,
   },
   shard,
   known,
   onDiscovered: () => undefined,
   onUnpollable: () => undefined,
 });
+
+/** Every unit of an entry, whatever its group. */
+const entryUnits = (e: SourceEntry, d: UnitDeps) => entryGroups(e, d).flatMap((group) => group.units);
 
 describe('entryUnits', () => {
   it('one unit per listed database, with its health labels and family', () => {
@@ -37,18 +43,22 @@ describe('entryUnits', () => {
       account: 'main',
       database_id: 'db-1',
       qstash_id: '',
+      index_id: '',
     });
     expect(units[0]?.family).toBe('redis_stats/main');
   });
 
   it('discovered databases: none before the first listing, the last listed ones after (a reload keeps them)', () => {
-    const known = new Map<string, readonly string[]>();
+    const known = new Map<string, Listed>();
     expect(entryUnits(entry('discovered'), deps(known))).toEqual([]);
-    known.set('management/main/database', ['db-a', 'db-b']);
-    expect(entryUnits(entry('discovered'), deps(known)).map((u) => u.id)).toEqual([
-      'redis_stats/main/db-a',
-      'redis_stats/main/db-b',
-    ]);
+    known.set('management/main/database', {
+      ids: ['db-a', 'db-b'],
+      names: new Map([['db-a', 'cache-prod']]),
+    });
+    const units = entryUnits(entry('discovered'), deps(known));
+    expect(units.map((u) => u.id)).toEqual(['redis_stats/main/db-a', 'redis_stats/main/db-b']);
+    // The listing's names come back with the units, for the landing page; an ID without one has none.
+    expect(units.map((u) => u.name)).toEqual(['cache-prod', undefined]);
   });
 
   it('a shard keeps only the units it owns, and together the shards keep them all once', () => {
@@ -57,5 +67,29 @@ describe('entryUnits', () => {
       entryUnits(entry(ids), deps(new Map(), { shard, total: 3 })).map((u) => u.id),
     );
     expect(owned.sort()).toEqual(ids.map((id) => `redis_stats/main/${id}`).sort());
+  });
+});
+
+describe('entryGroups', () => {
+  it('a source on a schedule of its own runs in a group of its own; the entry’s group comes first, also empty', () => {
+    const backups = { ...entry(['db-1']), sources: ['redis_backups', 'redis_stats'] as const };
+    expect(entryGroups(backups, deps()).map((g) => ({ ...g, units: g.units.map((u) => u.id) }))).toEqual([
+      { key: 'management/main', schedule: undefined, units: ['redis_stats/main/db-1'] },
+      { key: 'management/main/backups', schedule: 'backups', units: ['redis_backups/main/db-1'] },
+    ]);
+    expect(entryGroups({ ...backups, sources: ['redis_backups'] }, deps()).map((g) => g.key)).toEqual([
+      'management/main',
+      'management/main/backups',
+    ]);
+    // Discovered databases: the backups group waits empty for the listing's news.
+    expect(
+      entryGroups({ ...entry('discovered'), sources: ['databases', 'redis_backups'] }, deps()).map((g) => [
+        g.key,
+        g.units.map((u) => u.id),
+      ]),
+    ).toEqual([
+      ['management/main', ['databases/main/']],
+      ['management/main/backups', []],
+    ]);
   });
 });

@@ -39,10 +39,10 @@ const ACCOUNT = 'stack';
 const GROWING_KEY = 'stack-test-growing';
 const FAST_FOR = '2s';
 /**
- * Sources polled: the five QStash ones, the databases listing, redis_stats per database, qstash_users
- * and one instance's qstash_stats.
+ * Sources polled: the seven QStash ones (the two DLQs included), the databases listing, redis_stats
+ * and redis_backups per database, qstash_users and one instance's qstash_stats.
  */
-const SOURCES = 5 + 1 + DEMO_DATABASES.length + 2;
+const SOURCES = 7 + 1 + 2 * DEMO_DATABASES.length + 2;
 const FAILING_SCHEDULE = 'scd_stack-test-failing';
 
 /** A schedule as QStash lists it, running every minute; `failed` makes its last run end in FAIL. */
@@ -332,7 +332,16 @@ beforeAll(async () => {
     listen_address: `127.0.0.1:${exporterPort}`,
     log_level: 'warn',
     http: { timeout: '2s', retries: 0 },
-    qstash: [{ name: ACCOUNT, url: sim().url, token: DEMO_QSTASH_TOKEN, schedule: '* * * * * *' }],
+    qstash: [
+      {
+        name: ACCOUNT,
+        url: sim().url,
+        token: DEMO_QSTASH_TOKEN,
+        schedule: '* * * * * *',
+        // The DLQs too, not on their 5m default: a fault must reach every source within seconds.
+        dlq_interval: '1s',
+      },
+    ],
     management: [
       {
         name: ACCOUNT,
@@ -341,6 +350,9 @@ beforeAll(async () => {
         api_key: DEMO_API_KEY,
         databases: [...DEMO_DATABASES],
         schedule: '* * * * * *',
+        // Section 6's sources and the backups: the demo's indexes sit near their limits on purpose.
+        sources: ['databases', 'redis_stats', 'redis_backups', 'qstash_users', 'qstash_stats'],
+        backups_interval: '1s',
       },
     ],
   };
@@ -446,10 +458,10 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     const exprs = dashboard.panels.flatMap((p) =>
       (p.targets ?? []).map((t) => ({ where: `panel "${p.title}" ${t.refId}`, expr: substitute(t.expr) })),
     );
-    // Variable queries: label_values(selector, label) is a series lookup.
+    // Variable queries: label_values(selector, label) is a series lookup, query_result(expr) a query.
     for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) {
       const q = typeof v.query === 'string' ? v.query : (v.query?.query ?? '');
-      const selector = /^label_values\((.*),\s*\w+\)$/.exec(q)?.[1];
+      const selector = /^label_values\((.*),\s*\w+\)$/.exec(q)?.[1] ?? /^query_result\((.*)\)$/.exec(q)?.[1];
       if (selector === undefined) throw new Error(`variable ${v.name}: unexpected query ${q}`);
       exprs.push({ where: `variable ${v.name}`, expr: substitute(selector) });
     }
@@ -494,6 +506,9 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
         'redis_stats',
         'qstash_users',
         'qstash_stats',
+        'dlq',
+        'workflow_dlq',
+        'redis_backups',
       ]),
     );
     // Nothing else fired: the exporter itself stays up and serves /metrics.

@@ -489,8 +489,11 @@ describe('parseRetryAfter', () => {
 });
 
 describe('concurrency cap', () => {
+  const HOLD_MS = 500;
+
   test('concurrency: 2 → never more than 2 requests in flight at the server', async () => {
-    const s = await server((_, res) => setTimeout(() => sendJson(res, 200, { ok: true }), 150));
+    // Each answer is held long enough for a second request to arrive even on a busy machine.
+    const s = await server((_, res) => setTimeout(() => sendJson(res, 200, { ok: true }), HOLD_MS));
     // Plenty of sockets allowed, so only the client's own cap can hold requests back.
     const c = client({ concurrency: 2, connectionsPerOrigin: 10 });
     const results = await Promise.all(Array.from({ length: 7 }, () => get(c, s.url)));
@@ -508,7 +511,7 @@ describe('concurrency cap', () => {
       setTimeout(() => {
         together--;
         sendJson(res, 200, { ok: true });
-      }, 150);
+      }, HOLD_MS);
     };
     const a = await server(slow);
     const b = await server(slow);

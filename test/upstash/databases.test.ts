@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { DEMO_API_KEY, DEMO_EMAIL, startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { UpstashClient } from '../../src/upstash/client.js';
 import { fetchDatabases, parseDatabases } from '../../src/upstash/databases.js';
-import { invalid } from '../helpers/invalid.js';
+import { invalidAsync } from '../helpers/invalid.js';
 
 const PASSWORD = 'AZxxPASSWORD-kept-nowhere-1';
 const REST_TOKEN = 'AYxxREST-TOKEN-kept-nowhere-2';
@@ -36,19 +36,32 @@ const BODY = `[{
   "primary_members": ["us-east-1"],
   "all_members": ["us-east-1"],
   "securityAddons": {"ipWhitelisting": false},
-  "customer_id": "example@upstash.com"
+  "customer_id": "example@upstash.com",
+  "eviction": false,
+  "daily_backup_enabled": true,
+  "consistent": false,
+  "auto_upgrade": false,
+  "prod_pack_enabled": false,
+  "prometheus_enabled": "true",
+  "replicas": 5,
+  "read_regions": ["us-east-2", "eu-west-1"]
 }, {
   "database_id": "db-2",
   "database_name": "free-one",
   "type": "free",
   "state": "suspended",
   "db_max_clients": "1000",
-  "budget": null
+  "budget": null,
+  "tls": "yes",
+  "prometheus_enabled": "false",
+  "replicas": "5",
+  "read_regions": null
 }]`;
 
 describe('parseDatabases', () => {
-  test('a realistic listing: the fields we export, numbers beyond 2^53 as the float they parse to', () => {
-    const [first, second] = parseDatabases(JSON.parse(BODY));
+  test('a realistic listing: the fields we export, numbers beyond 2^53 as the float they parse to', async () => {
+    const { entries, rejected } = await parseDatabases(JSON.parse(BODY));
+    const [first, second] = entries;
     expect(first).toEqual({
       id: '96ad0856-03b1-4ee7-9666-e81abd0349e1',
       name: 'MyRedis',
@@ -67,6 +80,18 @@ describe('parseDatabases', () => {
         db_memory_threshold: 3221225472,
         budget: 360,
       },
+      // Section 9.1: booleans and "true"/"false" strings alike.
+      features: {
+        tls: true,
+        eviction: false,
+        daily_backup_enabled: true,
+        consistent: false,
+        auto_upgrade: false,
+        prod_pack_enabled: false,
+        prometheus_enabled: true,
+      },
+      replicas: 5,
+      readRegions: 2,
     });
     // A limit that is not a number is left out alone; missing texts are empty.
     expect(second).toEqual({
@@ -78,11 +103,18 @@ describe('parseDatabases', () => {
       state: 'suspended',
       creationTime: undefined,
       limits: {},
+      // A setting that is neither a boolean nor "true"/"false" is left out alone, as a wrong count is.
+      features: { prometheus_enabled: false },
+      replicas: undefined,
+      readRegions: undefined,
     });
+    // …and named, as every listing's optional field of the wrong type is (a null one is just absent).
+    // The second entry's replicas, limit and TLS switch, each of the wrong type, in the order read.
+    expect(rejected).toEqual(['replicas', 'db_max_clients', 'tls']);
   });
 
-  test('no credential of the listing is kept', () => {
-    const parsed = JSON.stringify(parseDatabases(JSON.parse(BODY)));
+  test('no credential of the listing is kept', async () => {
+    const parsed = JSON.stringify(await parseDatabases(JSON.parse(BODY)));
     for (const secret of SECRETS) expect(parsed).not.toContain(secret);
     expect(parsed).not.toMatch(/password|rest_token/);
   });
@@ -104,8 +136,8 @@ describe('parseDatabases', () => {
       `[{"database_id": "a", "database_name": "x"}, {"database_id": "a", "database_name": "y", "password": "${PASSWORD}"}]`,
       'database_id',
     ],
-  ])('%s → invalid_response naming the place, no credential in the message', (_, body, where) => {
-    const error = invalid(() =>
+  ])('%s → invalid_response naming the place, no credential in the message', async (_, body, where) => {
+    const error = await invalidAsync(() =>
       parseDatabases(JSON.parse(body), 'https://api.example.com/v2/redis/databases'),
     );
     expect(error.message).toContain(where);
@@ -114,8 +146,8 @@ describe('parseDatabases', () => {
     expect(JSON.stringify(error)).not.toContain(PASSWORD);
   });
 
-  test('an empty listing is an empty list', () => {
-    expect(parseDatabases([])).toEqual([]);
+  test('an empty listing is an empty list', async () => {
+    expect(await parseDatabases([])).toEqual({ entries: [], rejected: [] });
   });
 });
 
@@ -130,7 +162,7 @@ describe('fetchDatabases against the simulator', () => {
   test('Basic auth; every listed database read, credentials dropped', async () => {
     sim = await startSimulator();
     client = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
-    const databases = await fetchDatabases(client, {
+    const { entries: databases } = await fetchDatabases(client, {
       baseUrl: sim.url,
       credentials: { api: 'management', email: DEMO_EMAIL, apiKey: { reveal: () => DEMO_API_KEY } },
     });

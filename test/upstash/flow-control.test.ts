@@ -4,7 +4,7 @@ import type { Simulator, SimulatorOptions } from '../../src/demo/simulator.js';
 import { UpstashClient } from '../../src/upstash/client.js';
 import { InvalidResponseError } from '../../src/upstash/errors.js';
 import { fetchFlowControl, parseFlowControl } from '../../src/upstash/flow-control.js';
-import { invalid } from '../helpers/invalid.js';
+import { invalidAsync } from '../helpers/invalid.js';
 
 // A response as QStash documents it, with the extra per-key fields the real API sends.
 const DOCUMENTED = `{
@@ -16,38 +16,60 @@ const DOCUMENTED = `{
 }`;
 
 describe('parseFlowControl', () => {
-  test('the documented object body', () => {
-    expect(parseFlowControl(JSON.parse(DOCUMENTED))).toEqual([
+  // Upstash omits zero values: a missing isPaused is false and a missing count 0, from the parser on.
+  test('the documented object body', async () => {
+    expect((await parseFlowControl(JSON.parse(DOCUMENTED))).entries).toEqual([
       {
         key: 'user-signup',
         waitListSize: 12,
+        paused: false,
         parallelismMax: 5,
         parallelismCount: 5,
         rateMax: 100,
+        rateCount: 0,
         ratePeriod: 60,
       },
-      { key: 'email/digest', waitListSize: 0, parallelismMax: 1, parallelismCount: 0 },
-      { key: 'tenant "café" \\ eu\nbatch', waitListSize: 3 },
+      {
+        key: 'email/digest',
+        waitListSize: 0,
+        paused: false,
+        parallelismMax: 1,
+        parallelismCount: 0,
+        rateCount: 0,
+      },
+      {
+        key: 'tenant "café" \\ eu\nbatch',
+        waitListSize: 3,
+        paused: false,
+        parallelismCount: 0,
+        rateCount: 0,
+      },
     ]);
   });
 
-  test('a bare array of the same entries', () => {
+  test('a bare array of the same entries', async () => {
     const entries = (JSON.parse(DOCUMENTED) as { flowControls: unknown[] }).flowControls;
-    expect(parseFlowControl(entries)).toEqual(parseFlowControl(JSON.parse(DOCUMENTED)));
+    expect(await parseFlowControl(entries)).toEqual(await parseFlowControl(JSON.parse(DOCUMENTED)));
   });
 
-  test('empty lists in both shapes', () => {
-    expect(parseFlowControl({ flowControls: [] })).toEqual([]);
-    expect(parseFlowControl([])).toEqual([]);
+  test('empty lists in both shapes', async () => {
+    expect(await parseFlowControl({ flowControls: [] })).toEqual({ entries: [], rejected: [] });
+    expect(await parseFlowControl([])).toEqual({ entries: [], rejected: [] });
   });
 
-  test('extra fields on entries and on the body are ignored, not copied', () => {
-    const parsed = parseFlowControl({
+  test('extra fields on entries and on the body are ignored, not copied', async () => {
+    const { entries: parsed } = await parseFlowControl({
       flowControls: [{ flowControlKey: 'k', waitListSize: 1, somethingNew: { nested: true } }],
       cursor: 'abc',
     });
-    expect(parsed).toEqual([{ key: 'k', waitListSize: 1 }]);
-    expect(Object.keys(parsed[0]!)).toEqual(['key', 'waitListSize']);
+    expect(parsed).toEqual([{ key: 'k', waitListSize: 1, paused: false, parallelismCount: 0, rateCount: 0 }]);
+    expect(Object.keys(parsed[0]!)).toEqual([
+      'key',
+      'waitListSize',
+      'paused',
+      'parallelismCount',
+      'rateCount',
+    ]);
   });
 
   test.each([
@@ -72,49 +94,68 @@ describe('parseFlowControl', () => {
       },
       'flowControlKey',
     ],
-  ])('%s → invalid_response naming the field', (_, body, field) => {
-    const error = invalid(() => parseFlowControl(body, 'https://qstash.example.com/v2/flowControl/'));
+  ])('%s → invalid_response naming the field', async (_, body, field) => {
+    const error = await invalidAsync(() =>
+      parseFlowControl(body, 'https://qstash.example.com/v2/flowControl/'),
+    );
     expect(error.message).toContain(field);
     expect(error.message).toContain('GET https://qstash.example.com/v2/flowControl/');
   });
 
-  test('the message names the field, never its value', () => {
+  test('the message names the field, never its value', async () => {
     const value = 'tok_3b9f1e2d-looks-like-a-secret';
-    const error = invalid(() =>
+    const error = await invalidAsync(() =>
       parseFlowControl({ flowControls: [{ flowControlKey: 'k', waitListSize: value }] }),
     );
     expect(error.message).toContain('waitListSize');
     expect(error.message).not.toContain(value);
   });
 
-  test('the optional figures of 6.4: kept only when sent; waitlistSize read where waitListSize is absent', () => {
-    const parsed = parseFlowControl([
+  test('the optional figures of 6.4: kept only when sent; waitlistSize read where waitListSize is absent', async () => {
+    const { entries: parsed } = await parseFlowControl([
       { flowControlKey: 'lower', waitlistSize: 4, isPaused: true, rateMax: 10, rateCount: 3, ratePeriod: 60 },
       { flowControlKey: 'both', waitListSize: 5, waitlistSize: 9 },
       { flowControlKey: 'bare', waitListSize: 0, isPinnedRate: true, ratePeriodStart: 1_700_000_000 },
     ]);
     expect(parsed).toEqual([
-      { key: 'lower', waitListSize: 4, paused: true, rateMax: 10, rateCount: 3, ratePeriod: 60 },
-      { key: 'both', waitListSize: 5 },
-      { key: 'bare', waitListSize: 0 },
+      {
+        key: 'lower',
+        waitListSize: 4,
+        paused: true,
+        parallelismCount: 0,
+        rateMax: 10,
+        rateCount: 3,
+        ratePeriod: 60,
+      },
+      { key: 'both', waitListSize: 5, paused: false, parallelismCount: 0, rateCount: 0 },
+      { key: 'bare', waitListSize: 0, paused: false, parallelismCount: 0, rateCount: 0 },
     ]);
   });
 
+  // Contract 6.3: only the key field (and section 3's size) is all-or-nothing; see tolerance.test.ts.
   test.each([
-    ['isPaused a string', { flowControlKey: 'k', waitListSize: 1, isPaused: 'yes' }, 'isPaused'],
+    ['isPaused a string', { isPaused: 'yes' }, 'isPaused', { parallelismCount: 0, rateCount: 0 }],
     [
       'parallelismMax a string',
-      { flowControlKey: 'k', waitListSize: 1, parallelismMax: '5' },
+      { parallelismMax: '5' },
       'parallelismMax',
+      { paused: false, parallelismCount: 0, rateCount: 0 },
     ],
-    ['waitlistSize null, no waitListSize', { flowControlKey: 'k', waitlistSize: null }, 'waitlistSize'],
-  ])('%s → invalid_response naming the field', (_, entry, field) => {
-    expect(invalid(() => parseFlowControl([entry])).message).toContain(field);
+  ])('%s: the field is left out alone and named, the key kept', async (_, bad, field, rest) => {
+    expect(await parseFlowControl([{ flowControlKey: 'k', waitListSize: 1, ...bad }])).toEqual({
+      entries: [{ key: 'k', waitListSize: 1, ...rest }],
+      rejected: [field],
+    });
   });
 
-  test('a body of many bad entries costs one problem: validation stops at the first', () => {
+  test('waitlistSize null, no waitListSize → invalid_response naming the field', async () => {
+    const entry = { flowControlKey: 'k', waitlistSize: null };
+    expect((await invalidAsync(() => parseFlowControl([entry]))).message).toContain('waitlistSize');
+  });
+
+  test('a body of many bad entries costs one problem: validation stops at the first', async () => {
     const bad = Array.from({ length: 50_000 }, () => ({ flowControlKey: 7 }));
-    const error = invalid(() => parseFlowControl({ flowControls: bad }));
+    const error = await invalidAsync(() => parseFlowControl({ flowControls: bad }));
     expect(error.message).toContain('flowControls[0].flowControlKey');
     // One entry's problems at most, not one per bad entry.
     expect(error.message).not.toMatch(/and \d{2,} more/);
@@ -126,8 +167,8 @@ describe('parseFlowControl', () => {
     ['a number', 42],
     ['an object without the list', { items: [] }],
     ['a list that is not an array', { flowControls: { k: 1 } }],
-  ])('%s is not a flow-control body', (_, body) => {
-    invalid(() => parseFlowControl(body));
+  ])('%s is not a flow-control body', async (_, body) => {
+    await invalidAsync(() => parseFlowControl(body));
   });
 });
 
@@ -154,7 +195,7 @@ describe('fetchFlowControl against the simulator', () => {
 
   test.each(['object', 'array'] as const)('the %s shape yields every generated key', async (shape) => {
     const { sim, client } = await setUp({ flowControlShape: shape });
-    const keys = await fetchFlowControl(client, target(sim));
+    const { entries: keys } = await fetchFlowControl(client, target(sim));
     expect(keys).toHaveLength(6);
     expect(keys.map((k) => k.key)).toContain(DEMO_ODD_FLOW_CONTROL_KEY);
     for (const k of keys) expect(Number.isInteger(k.waitListSize)).toBe(true);
@@ -168,9 +209,9 @@ describe('fetchFlowControl against the simulator', () => {
       { flowControlKey: 'a', waitListSize: 1, parallelismMax: 3 },
       { flowControlKey: 'b', waitListSize: 99 },
     ]);
-    expect(await fetchFlowControl(client, target(sim))).toEqual([
-      { key: 'a', waitListSize: 1, parallelismMax: 3 },
-      { key: 'b', waitListSize: 99 },
+    expect((await fetchFlowControl(client, target(sim))).entries).toEqual([
+      { key: 'a', waitListSize: 1, paused: false, parallelismMax: 3, parallelismCount: 0, rateCount: 0 },
+      { key: 'b', waitListSize: 99, paused: false, parallelismCount: 0, rateCount: 0 },
     ]);
   });
 

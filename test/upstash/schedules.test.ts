@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parseSchedules } from '../../src/upstash/schedules.js';
-import { invalid } from '../helpers/invalid.js';
+import { invalidAsync } from '../helpers/invalid.js';
 
 const SECRET_HEADER = 'Bearer sk_live_schedule-secret-9f8e';
 const SECRET_BODY = '{"apiKey":"body-secret-77aa"}';
@@ -22,8 +22,8 @@ const DOCUMENTED = `[
 ]`;
 
 describe('parseSchedules', () => {
-  test('the documented body, keeping only what is exported', () => {
-    const parsed = parseSchedules(JSON.parse(DOCUMENTED));
+  test('the documented body, keeping only what is exported', async () => {
+    const { entries: parsed } = await parseSchedules(JSON.parse(DOCUMENTED));
     expect(parsed).toEqual([
       {
         id: 'scd_1',
@@ -41,11 +41,13 @@ describe('parseSchedules', () => {
       expect(kept).not.toContain(secret);
   });
 
-  test('a missing isPaused is false; only FAIL states count as failed', () => {
+  test('a missing isPaused is false; only FAIL states count as failed', async () => {
     expect(
-      parseSchedules([
-        { scheduleId: 's', cron: '* * * * *', lastScheduleStates: { a: 'SUCCESS', b: 'IN_PROGRESS' } },
-      ]),
+      (
+        await parseSchedules([
+          { scheduleId: 's', cron: '* * * * *', lastScheduleStates: { a: 'SUCCESS', b: 'IN_PROGRESS' } },
+        ])
+      ).entries,
     ).toEqual([{ id: 's', cron: '* * * * *', paused: false, lastRunFailed: false }]);
   });
 
@@ -60,18 +62,24 @@ describe('parseSchedules', () => {
       ],
       'scheduleId',
     ],
-    ['missing cron', [{ scheduleId: 's' }], 'cron'],
-    [
-      'nextScheduleTime a string',
-      [{ scheduleId: 's', cron: 'a', nextScheduleTime: 'soon' }],
-      'nextScheduleTime',
-    ],
-  ])('%s → invalid_response naming the field', (_, body, field) => {
-    expect(invalid(() => parseSchedules(body)).message).toContain(field);
+  ])('%s → invalid_response naming the field', async (_, body, field) => {
+    expect((await invalidAsync(() => parseSchedules(body))).message).toContain(field);
   });
 
-  test('an error never quotes the secrets of a bad entry', () => {
-    const error = invalid(() =>
+  // Contract 6.3: only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
+  test('a missing cron is absent; a nextScheduleTime of the wrong type is left out alone and named', async () => {
+    expect(await parseSchedules([{ scheduleId: 's' }])).toEqual({
+      entries: [{ id: 's', paused: false, lastRunFailed: false }],
+      rejected: [],
+    });
+    expect(await parseSchedules([{ scheduleId: 's', cron: 'a', nextScheduleTime: 'soon' }])).toEqual({
+      entries: [{ id: 's', cron: 'a', paused: false, lastRunFailed: false }],
+      rejected: ['nextScheduleTime'],
+    });
+  });
+
+  test('an error never quotes the secrets of a bad entry', async () => {
+    const error = await invalidAsync(() =>
       parseSchedules([
         { scheduleId: 7, cron: 'x', destination: 'https://h/?token=dest-secret-2', body: SECRET_BODY },
       ]),
@@ -80,7 +88,7 @@ describe('parseSchedules', () => {
     expect(error.message).not.toContain('body-secret-77aa');
   });
 
-  test('a body that is not an array fails', () => {
-    invalid(() => parseSchedules({ schedules: [] }));
+  test('a body that is not an array fails', async () => {
+    await invalidAsync(() => parseSchedules({ schedules: [] }));
   });
 });

@@ -3,7 +3,7 @@ import { DEMO_ODD_URL_GROUP, DEMO_QSTASH_TOKEN, startSimulator } from '../../src
 import type { Simulator } from '../../src/demo/simulator.js';
 import { UpstashClient } from '../../src/upstash/client.js';
 import { fetchUrlGroups, parseUrlGroups } from '../../src/upstash/url-groups.js';
-import { invalid } from '../helpers/invalid.js';
+import { invalidAsync } from '../helpers/invalid.js';
 
 // As QStash sends it: Unix-millisecond timestamps, endpoints with and without a name.
 const BODY = `[
@@ -21,8 +21,8 @@ const BODY = `[
 ]`;
 
 describe('parseUrlGroups', () => {
-  test('a realistic body: names, ms timestamps kept as ms, endpoint counts', () => {
-    expect(parseUrlGroups(JSON.parse(BODY))).toEqual([
+  test('a realistic body: names, ms timestamps kept as ms, endpoint counts', async () => {
+    expect((await parseUrlGroups(JSON.parse(BODY))).entries).toEqual([
       { name: 'orders', createdAt: 1_717_000_000_123, updatedAt: 1_756_653_172_799, endpointCount: 3 },
       {
         name: 'webhooks/stripe',
@@ -33,32 +33,24 @@ describe('parseUrlGroups', () => {
     ]);
   });
 
-  test('an endpoint without a name is fine; an empty list is fine', () => {
+  test('an endpoint without a name is fine; an empty list is fine', async () => {
     expect(
-      parseUrlGroups([{ name: 'g', createdAt: 1, updatedAt: 2, endpoints: [{ url: 'https://x' }] }]),
+      (await parseUrlGroups([{ name: 'g', createdAt: 1, updatedAt: 2, endpoints: [{ url: 'https://x' }] }]))
+        .entries,
     ).toEqual([{ name: 'g', createdAt: 1, updatedAt: 2, endpointCount: 1 }]);
-    expect(parseUrlGroups([])).toEqual([]);
+    expect(await parseUrlGroups([])).toEqual({ entries: [], rejected: [] });
   });
 
-  test('unknown fields on a group are ignored', () => {
-    const parsed = parseUrlGroups([{ name: 'g', createdAt: 1, updatedAt: 2, endpoints: [], owner: 'x' }]);
+  test('unknown fields on a group are ignored', async () => {
+    const { entries: parsed } = await parseUrlGroups([
+      { name: 'g', createdAt: 1, updatedAt: 2, endpoints: [], owner: 'x' },
+    ]);
     expect(Object.keys(parsed[0]!).sort()).toEqual(['createdAt', 'endpointCount', 'name', 'updatedAt']);
   });
 
   test.each([
     ['an object instead of a list', { topics: [] }, 'top level'],
     ['a group without a name', [{ createdAt: 1, updatedAt: 2, endpoints: [] }], 'name'],
-    [
-      'a timestamp as text',
-      [{ name: 'g', createdAt: '2025-01-01', updatedAt: 2, endpoints: [] }],
-      'createdAt',
-    ],
-    ['endpoints missing', [{ name: 'g', createdAt: 1, updatedAt: 2 }], 'endpoints'],
-    [
-      'an endpoint without url',
-      [{ name: 'g', createdAt: 1, updatedAt: 2, endpoints: [{ name: 'e' }] }],
-      'url',
-    ],
     ['an empty name', [{ name: '', createdAt: 1, updatedAt: 2, endpoints: [] }], 'name'],
     [
       'the same name twice',
@@ -68,8 +60,21 @@ describe('parseUrlGroups', () => {
       ],
       'name',
     ],
-  ])('%s → invalid_response naming where', (_, body, where) => {
-    expect(invalid(() => parseUrlGroups(body)).message).toContain(where);
+  ])('%s → invalid_response naming where', async (_, body, where) => {
+    expect((await invalidAsync(() => parseUrlGroups(body))).message).toContain(where);
+  });
+
+  // Contract 6.3: only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
+  test.each([
+    ['a timestamp as text', { createdAt: '2025-01-01' }, 'createdAt', { updatedAt: 2, endpointCount: 0 }],
+    ['an endpoint without url', { endpoints: [{ name: 'e' }] }, 'endpoints', { createdAt: 1, updatedAt: 2 }],
+  ])('%s: the field is left out alone and named, the group kept', async (_, bad, field, rest) => {
+    const group = { name: 'g', createdAt: 1, updatedAt: 2, endpoints: [], ...bad };
+    expect(await parseUrlGroups([group])).toEqual({ entries: [{ name: 'g', ...rest }], rejected: [field] });
+  });
+
+  test('missing endpoints are none (Upstash omits empty arrays); missing times are absent', async () => {
+    expect((await parseUrlGroups([{ name: 'g' }])).entries).toEqual([{ name: 'g', endpointCount: 0 }]);
   });
 });
 
@@ -85,7 +90,7 @@ describe('fetchUrlGroups against the simulator', () => {
     const now = Date.UTC(2025, 7, 31, 15, 12, 52);
     sim = await startSimulator({ now: () => now, emptyUrlGroup: true, urlGroups: 5 });
     client = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
-    const groups = await fetchUrlGroups(client, {
+    const { entries: groups } = await fetchUrlGroups(client, {
       baseUrl: sim.url,
       credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } },
     });

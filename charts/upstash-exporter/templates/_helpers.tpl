@@ -153,7 +153,7 @@ The Secret holding the web config (TLS, basic auth).
 {{- end -}}
 
 {{/*
-"true" when basic auth guards every path but /healthz (readiness then probes /healthz).
+"true" when basic auth guards /metrics, the landing page and /-/reload (the probes stay open).
 */}}
 {{- define "upstash-exporter.basicAuth" -}}
 {{- if .Values.webConfig.enabled -}}

@@ -84,11 +84,8 @@ The pod template shared by the Deployment and the StatefulSet.
 {{- $tls := include "upstash-exporter.tls" . -}}
 {{- $scheme := ternary "HTTPS" "HTTP" (eq $tls "true") -}}
 {{- $healthz := dict "httpGet" (dict "path" "/healthz" "port" "http" "scheme" $scheme) -}}
-{{- /* Today /readyz is behind basic auth (only /healthz is open); a probe could send a password only by
-writing it into the pod spec. Once /readyz is open under basic auth too (CONTRACT-v0.3 9.5), readiness is
-/readyz in every variant. */}}
-{{- $readyPath := ternary "/healthz" "/readyz" (eq (include "upstash-exporter.basicAuth" .) "true") -}}
-{{- $readyz := dict "httpGet" (dict "path" $readyPath "port" "http" "scheme" $scheme) -}}
+{{- /* The probes are open under basic auth (CONTRACT-v0.3 9.5): readiness is /readyz in every variant. */}}
+{{- $readyz := dict "httpGet" (dict "path" "/readyz" "port" "http" "scheme" $scheme) -}}
 {{- if include "upstash-exporter.clientAuth" . -}}
 {{- $healthz = dict "tcpSocket" (dict "port" "http") -}}
 {{- $readyz = $healthz -}}

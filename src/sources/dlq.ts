@@ -1,0 +1,145 @@
+import { gauge, type DataMetric } from '../metrics/catalogue.js';
+import { keepLargest, sample, type Sample } from '../metrics/sample.js';
+import { fetchDlq, type DlqList, type DlqMessage, type DlqScan } from '../upstash/dlq.js';
+import type { Limits } from '../vocabulary.js';
+import type { SourceKind } from './source.js';
+
+/** The `# HELP` phrase of the DLQ series: read on their own, longer interval. */
+const POLLED_DLQ = 'Polled every dlq_interval from QStash, not at scrape time.';
+
+/** Response status codes exported per account at most; above it the most frequent are kept. */
+export const MAX_RESPONSE_STATUSES = 100;
+
+/** How the messages of a DLQ are grouped: by which field, under which label, capped by what. */
+interface Grouping {
+  readonly metric: DataMetric;
+  readonly label: string;
+  readonly key: (message: DlqMessage) => string | undefined;
+  readonly limit: (limits: Limits) => number;
+}
+
+/** The families of one DLQ, named `upstash_qstash_<prefix>_…`. */
+function dlqMetrics(prefix: string, what: string) {
+  return {
+    scanned: gauge(
+      `upstash_qstash_${prefix}_scanned_messages`,
+      `${what} read by the last poll, at most max_dlq_pages pages of 100 (count). ${POLLED_DLQ}`,
+    ),
+    complete: gauge(
+      `upstash_qstash_${prefix}_scan_complete`,
+      `Whether the last poll read the ${what.toLowerCase()} to the end (1), or stopped at max_dlq_pages (0). ${POLLED_DLQ}`,
+    ),
+    oldest: gauge(
+      `upstash_qstash_${prefix}_oldest_message_timestamp_seconds`,
+      `When the oldest of the ${what.toLowerCase()} read was created; absent when there is none (Unix time in seconds). ${POLLED_DLQ}`,
+      1000,
+    ),
+  };
+}
+
+/** The messages of one DLQ by the HTTP status of their last delivery attempt. */
+function byStatus(prefix: string, what: string): Grouping {
+  return {
+    metric: gauge(
+      `upstash_qstash_${prefix}_messages_by_response_status`,
+      `${what} read, by the HTTP status of their last delivery attempt; the ${MAX_RESPONSE_STATUSES} most frequent codes kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${POLLED_DLQ}`,
+    ),
+    label: 'code',
+    key: (m) => (m.responseStatus === undefined ? undefined : String(m.responseStatus)),
+    limit: () => MAX_RESPONSE_STATUSES,
+  };
+}
+
+const DLQ = dlqMetrics('dlq', 'Dead-letter messages');
+const BY_QUEUE = gauge(
+  'upstash_qstash_dlq_messages_by_queue',
+  `Dead-letter messages read, by queue; the max_queues largest kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${POLLED_DLQ}`,
+);
+const BY_URL_GROUP = gauge(
+  'upstash_qstash_dlq_messages_by_url_group',
+  `Dead-letter messages read, by URL group; the max_url_groups largest kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${POLLED_DLQ}`,
+);
+const WORKFLOW_DLQ = dlqMetrics('workflow_dlq', 'Failed workflow runs');
+
+/** The groupings of each DLQ: workflow runs have no queue or URL group. */
+const GROUPINGS: Record<DlqList, readonly Grouping[]> = {
+  dlq: [
+    { metric: BY_QUEUE, label: 'queue', key: (m) => m.queueName, limit: (l) => l.maxQueues },
+    { metric: BY_URL_GROUP, label: 'url_group', key: (m) => m.topicName, limit: (l) => l.maxUrlGroups },
+    byStatus('dlq', 'Dead-letter messages'),
+  ],
+  workflow_dlq: [byStatus('workflow_dlq', 'Failed workflow runs')],
+};
+
+const FAMILIES: Record<DlqList, ReturnType<typeof dlqMetrics>> = { dlq: DLQ, workflow_dlq: WORKFLOW_DLQ };
+
+/**
+ * The samples of one DLQ scan (its size, completeness, oldest message and the grouped counts), and
+ * how many group values the caps left out.
+ */
+export function dlqSamples(
+  account: string,
+  list: DlqList,
+  scan: Omit<DlqScan, 'rejected'>,
+  limits: Limits,
+): { samples: Sample[]; dropped: number } {
+  const metrics = FAMILIES[list];
+  const accountLabel = ['account', account] as const;
+  const samples: Sample[] = [
+    sample(metrics.scanned, [accountLabel], scan.messages.length),
+    sample(metrics.complete, [accountLabel], scan.complete ? 1 : 0),
+  ];
+  let oldest: number | undefined;
+  for (const { createdAt } of scan.messages)
+    if (createdAt !== undefined && (oldest === undefined || createdAt < oldest)) oldest = createdAt;
+  if (oldest !== undefined) samples.push(sample(metrics.oldest, [accountLabel], oldest));
+  let dropped = 0;
+  for (const grouping of GROUPINGS[list]) {
+    const counts = new Map<string, number>();
+    for (const message of scan.messages) {
+      const key = grouping.key(message);
+      if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const kept = keepLargest(
+      [...counts],
+      grouping.limit(limits),
+      ([, count]) => count,
+      ([key]) => key,
+    );
+    dropped += counts.size - kept.length;
+    for (const [key, count] of kept)
+      samples.push(sample(grouping.metric, [accountLabel, [grouping.label, key]], count));
+  }
+  return { samples, dropped };
+}
+
+/** What both DLQ sources do: page through `list` on the entry's `dlq_interval`. */
+function dlqPolling(list: DlqList): Pick<SourceKind, 'per' | 'metrics' | 'poll'> {
+  return {
+    per: 'account',
+    metrics: [...Object.values(FAMILIES[list]), ...GROUPINGS[list].map((g) => g.metric)],
+    async poll({ client, account, limits, signal, deadline }) {
+      const scan = await fetchDlq(client, list, {
+        ...account,
+        maxPages: limits.maxDlqPages,
+        signal,
+        deadline,
+      });
+      const { samples, dropped } = dlqSamples(account.name, list, scan, limits);
+      return {
+        samples,
+        rejectedFields: scan.rejected,
+        ...(dropped > 0 && { labelValuesDropped: dropped }),
+      };
+    },
+  };
+}
+
+/** QStash's dead-letter queue, read page by page: what failed, where it was going, since when. */
+export const dlq: SourceKind<'dlq'> = { name: 'dlq', api: 'qstash', ...dlqPolling('dlq') };
+/** Upstash Workflow's dead-letter queue (failed runs), read the same way. */
+export const workflowDlq: SourceKind<'workflow_dlq'> = {
+  name: 'workflow_dlq',
+  api: 'qstash',
+  ...dlqPolling('workflow_dlq'),
+};

@@ -1,0 +1,89 @@
+import { gauge, type DataMetric } from '../metrics/catalogue.js';
+import { sample, type Sample } from '../metrics/sample.js';
+import {
+  INDEX_NUMBER_FIELDS,
+  INDEX_SERIES_FIELDS,
+  fetchIndexStats,
+  type IndexStats,
+  type IndexStatsField,
+} from '../upstash/index-stats.js';
+import type { IndexProduct } from '../upstash/indexes.js';
+import { PRODUCT_TITLE } from './index-listing.js';
+import type { ApiOf } from '../vocabulary.js';
+import { POLLED_MANAGEMENT, POLLED_STATS, type SourceKind } from './source.js';
+
+// Upstash states no unit for the latencies: exported as reported, without a unit suffix.
+const AS_REPORTED = 'as reported by Upstash (unit not stated by Upstash)';
+
+/** One product's stats families by Upstash field, `upstash_<product>_…`, in exposition order. */
+function statsMetrics(product: IndexProduct): Record<IndexStatsField, DataMetric> {
+  const title = PRODUCT_TITLE[product];
+  const name = (suffix: string): string => `upstash_${product}_${suffix}`;
+  const number = (suffix: string, what: string): DataMetric =>
+    gauge(name(suffix), `${what} of the ${title} index. ${POLLED_MANAGEMENT}`);
+  const latest = (suffix: string, what: string): DataMetric =>
+    gauge(name(suffix), `${what} of the ${title} index, ${AS_REPORTED}. ${POLLED_STATS}`);
+  return {
+    current_vector_count: number('vectors', 'Vectors (count)'),
+    pending_index_count: number('pending_vectors', 'Vectors waiting to be indexed (count)'),
+    daily_query_count: number('daily_queries', 'Queries today (count)'),
+    daily_update_count: number('daily_updates', 'Updates today (count)'),
+    monthly_query_count: number('monthly_queries', 'Queries this month (count)'),
+    monthly_update_count: number('monthly_updates', 'Updates this month (count)'),
+    monthly_bandwidth_usage: number('monthly_bandwidth_bytes', 'Bandwidth used this month (bytes)'),
+    storage_usage: number('storage_bytes', 'Storage used now (bytes)'),
+    monthly_cost: number('monthly_cost_dollars', 'Cost this month so far (US dollars)'),
+    query_latency_mean: latest('query_latency_mean', 'Mean query latency'),
+    query_latency_99: latest('query_latency_p99', '99th percentile query latency'),
+    update_latency_mean: latest('update_latency_mean', 'Mean update latency'),
+    update_latency_99: latest('update_latency_p99', '99th percentile update latency'),
+  };
+}
+
+const STATS_METRICS = { vector: statsMetrics('vector'), search: statsMetrics('search') };
+
+/** The samples of one index's stats. */
+export function indexStatsSamples(
+  product: IndexProduct,
+  account: string,
+  indexId: string,
+  stats: IndexStats,
+): Sample[] {
+  const labels = [
+    ['account', account],
+    ['index_id', indexId],
+  ] as const;
+  const samples: Sample[] = [];
+  for (const field of [...INDEX_NUMBER_FIELDS, ...INDEX_SERIES_FIELDS]) {
+    const value = stats.values[field];
+    if (value !== undefined) samples.push(sample(STATS_METRICS[product][field], labels, value));
+  }
+  return samples;
+}
+
+/** The management API's stats of one index, once per index its listing names. */
+function indexStats<const Name extends 'vector_stats' | 'search_stats'>(
+  name: Name,
+  product: IndexProduct,
+  per: 'vector_index' | 'search_index',
+): SourceKind<Name> {
+  return {
+    name,
+    // Both names are management sources; TypeScript cannot narrow ApiOf for a generic name.
+    api: 'management' as ApiOf<Name>,
+    per,
+    metrics: Object.values(STATS_METRICS[product]),
+    async poll({ client, account, unit, signal, deadline }) {
+      const stats = await fetchIndexStats(client, { ...account, product, indexId: unit, signal, deadline });
+      return {
+        samples: indexStatsSamples(product, account.name, unit, stats),
+        ...(stats.rejected.length > 0 && { rejectedFields: stats.rejected }),
+      };
+    },
+  };
+}
+
+/** `GET /v2/vector/index/{id}/stats`: usage and latency of one Vector index. */
+export const vectorStats = indexStats('vector_stats', 'vector', 'vector_index');
+/** `GET /v2/search/{id}/stats`: usage and latency of one Search index. */
+export const searchStats = indexStats('search_stats', 'search', 'search_index');

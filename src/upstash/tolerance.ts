@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+// One tolerance rule per kind of field (contract 6.3), for every body:
+// - a key field (the name or ID a listing's series hang on) is all-or-nothing: a listing with one bad
+//   key is invalid_response;
+// - any other field that is missing or null is absent; one of the wrong type is absent too, and named
+//   as rejected (counted in upstash_exporter_fields_rejected_total), the rest of its entry kept.
+
+/**
+ * Whether `value` is a number field's value: a finite double. JSON.parse reads a number beyond the
+ * double range (`1e400`) as Infinity; no figure of Upstash's can be that (its API is written in Go,
+ * whose JSON encoder cannot write such a number nor its decoder read one into a float64), and an
+ * Infinity would reach dashboards as `+Inf`, turning sums into +Inf and ratios against it into NaN.
+ * So it is a value of the wrong type, rejected like a string would be. Numbers beyond 2^53 but within
+ * range (Upstash's 8024278031528736858 for "no limit") are finite, and kept as the float they parse
+ * to. zod's `z.number()` draws the same line (it refuses Infinity and NaN).
+ */
+export function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** A number field's schema: {@link isNumber}. */
+export const number = z.number();
+
+/** What an optional field of the wrong type parses to, until {@link tolerated} takes it out. */
+const REJECTED: unique symbol = Symbol('rejected field');
+
+/**
+ * An optional field of a listing entry. Missing or null, it is `missing` (undefined unless given:
+ * Upstash omits zero values, so a missing count can mean 0); a value `type` refuses is marked, for
+ * {@link tolerated} to make absent and name, instead of failing the whole listing. A rejected field
+ * is absent, never `missing`: a count we could not read is not a zero.
+ */
+export function optional<T extends z.ZodType, const D extends z.output<T> | undefined = undefined>(
+  type: T,
+  missing: D = undefined as D,
+) {
+  return z
+    .unknown()
+    .optional()
+    .transform((value): z.output<T> | D | typeof REJECTED => {
+      if (value === undefined || value === null) return missing;
+      const parsed = type.safeParse(value);
+      return parsed.success ? parsed.data : REJECTED;
+    });
+}
+
+/** A parsed entry whose rejected optional fields read as absent. */
+export type Tolerated<E> = {
+  [K in keyof E]: typeof REJECTED extends E[K] ? Exclude<E[K], typeof REJECTED> | undefined : E[K];
+};
+
+/** `entry` with its rejected optional fields made absent; their names are added to `rejected`. */
+export function tolerated<E extends object>(entry: E, rejected: Set<string>): Tolerated<E> {
+  let out: Record<string, unknown> | undefined;
+  for (const [field, value] of Object.entries(entry)) {
+    if (value !== REJECTED) continue;
+    out ??= { ...entry } as Record<string, unknown>;
+    out[field] = undefined;
+    rejected.add(field);
+  }
+  return (out ?? entry) as Tolerated<E>;
+}
+
+/** An optional number field ({@link optional} of {@link number}), absent when missing. */
+const optionalNumber = optional(number);
+
+/** The schema shape of optional number fields `fields` (a listing's limits), for a `z.object`. */
+export function optionalNumbers<K extends string>(fields: readonly K[]): Record<K, typeof optionalNumber> {
+  return Object.fromEntries(fields.map((field) => [field, optionalNumber])) as Record<
+    K,
+    typeof optionalNumber
+  >;
+}
+
+/**
+ * An on/off setting: a boolean, or `"true"`/`"false"` as Upstash sends some of them; anything else
+ * is a value of the wrong type.
+ */
+export const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((text) => text === 'true')]);
+
+/** An optional setting ({@link optional} of {@link flag}), absent when missing. */
+const optionalFlag = optional(flag);
+
+/** The schema shape of optional settings `fields` (a listing's switches), for a `z.object`. */
+export function optionalFlags<K extends string>(fields: readonly K[]): Record<K, typeof optionalFlag> {
+  return Object.fromEntries(fields.map((field) => [field, optionalFlag])) as Record<K, typeof optionalFlag>;
+}
+
+/** The fields among `fields` that `entry` has a value for (a listing's limits, its switches). */
+export function presentFields<E extends object, K extends keyof E & string>(
+  entry: E,
+  fields: readonly K[],
+): Partial<{ [F in K]: Exclude<E[F], undefined> }> {
+  const out: Partial<{ [F in K]: Exclude<E[F], undefined> }> = {};
+  for (const field of fields) {
+    const value = entry[field];
+    if (value !== undefined) out[field] = value as Exclude<E[K], undefined>;
+  }
+  return out;
+}
