@@ -13,11 +13,13 @@ import { readVersion } from './version.js';
 
 const USAGE = `Usage: upstash-exporter [flags]
 
-Prometheus exporter for Upstash: QStash flow-control wait lists, URL groups and Redis database stats.
+Prometheus exporter for Upstash, on any plan: QStash (flow control, URL groups, queues, schedules,
+dead-letter queues, usage and limits), Redis databases (stats, limits, settings, backups), and Vector
+and Search indexes, polled from the QStash API (a token) and the management API (e-mail, API key).
 
 Flags:
   --config FILE                    YAML config file (env UPSTASH_EXPORTER_CONFIG); without it,
-                                   configuration comes from QSTASH_TOKEN, UPSTASH_EMAIL, … (see README)
+                                   configuration comes from QSTASH_TOKEN, UPSTASH_EMAIL, … (docs/configuration.md)
   --web.listen-address HOST:PORT   where /metrics is served (default ":9645")
   --web.config.file FILE           TLS and basic auth for our endpoints (exporter-toolkit format)
   --web.enable-lifecycle           let POST /-/reload reload the configuration, as SIGHUP does

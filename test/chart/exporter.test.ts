@@ -155,9 +155,9 @@ describe.each(variants)('the exporter accepts what ci/%s-values.yaml gives a pod
   });
 });
 
-describe("the README's my-values.yaml", () => {
+describe("the chart README's my-values.yaml", () => {
   it('renders valid objects and a configuration the exporter accepts', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const readme = readFileSync(join(ROOT, 'charts', 'upstash-exporter', 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('A minimal `my-values.yaml`'));
     const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
     expect(block, 'the yaml block after "A minimal `my-values.yaml`"').toBeDefined();
