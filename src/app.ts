@@ -101,7 +101,7 @@ export function createApp(config: Config, options: AppOptions): App {
       const address = await listen(server, config.listenAddress, logger);
       await polled;
       logger.info({ address: `${address.address}:${address.port}`, version }, 'listening');
-      if (!reloads.stopped) stopWarming = keepWarm(scrapeCache);
+      if (!reloads.stopped) stopWarming = keepWarm(scrapeCache, polling);
       return address;
     },
     async stop() {

@@ -58,6 +58,7 @@ export class PollThread implements PolledSections {
   #readyBeforeRestart = false;
   #status: Buffer | undefined;
   #firstPublication: (() => void) | undefined;
+  #onPublished: (() => void) | undefined;
 
   readonly data: Section = {
     version: () => `${this.#generation}/${this.#data?.version ?? 0}`,
@@ -115,6 +116,11 @@ export class PollThread implements PolledSections {
     ]);
     clearTimeout(timer);
     await worker.terminate();
+  }
+
+  /** Calls `listener` each time a publication has been taken (the sections have moved). */
+  onPublished(listener: () => void): void {
+    this.#onPublished = listener;
   }
 
   /** True once every unit has finished its first poll (see Poller.ready); and through a restart. */
@@ -201,6 +207,7 @@ export class PollThread implements PolledSections {
     this.#firstPublication?.();
     this.#firstPublication = undefined;
     this.#status = asBuffer(publication.status);
+    this.#onPublished?.();
   }
 }
 

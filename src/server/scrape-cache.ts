@@ -39,6 +39,13 @@ interface Body {
   readonly versions: readonly (number | string)[];
   readonly generation: number;
   readonly chunks: Promise<readonly Buffer[]>;
+  /** The chunks once built. */
+  built: readonly Buffer[] | undefined;
+  /**
+   * While a {@link ExpositionCache.refresh} builds this body ahead of the scrapes: the body it
+   * replaces, which scrapes are answered meanwhile.
+   */
+  previous: readonly Buffer[] | undefined;
   /** When a scrape last asked for it (ms since the epoch). */
   lastAsked: number;
   /** When this body and the ones before it were built, the latest last (at most {@link #burst}). */
@@ -101,14 +108,23 @@ export function createMetricsCache(
   );
 }
 
+/** What tells {@link keepWarm} that the polled sections moved (the poll thread's publications). */
+export interface Publisher {
+  onPublished(listener: () => void): void;
+}
+
 /**
- * Refreshes `cache` just after each second turns (when the process metrics' version moves), until the
- * returned function is called. A refresh that fails is not reported here: it leaves the body stale,
- * so the next scrape rebuilds it on its own path, and reports what fails then as any scrape does.
+ * Refreshes `cache` just after each second turns (when the process metrics' version moves), and as
+ * soon as `polled` publishes, until the returned function is called. A refresh that fails is not
+ * reported here: it leaves the body stale, so the next scrape rebuilds it on its own path, and
+ * reports what fails then as any scrape does.
  */
-export function keepWarm(cache: ExpositionCache): () => void {
+export function keepWarm(cache: ExpositionCache, polled?: Publisher): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  polled?.onPublished(() => {
+    if (!stopped) void cache.refresh().catch(() => undefined);
+  });
   const schedule = (): void => {
     const delay = SELF_METRICS_MAX_AGE_MS - (Date.now() % SELF_METRICS_MAX_AGE_MS) + 1;
     timer = setTimeout(() => {
@@ -198,11 +214,15 @@ export class ExpositionCache {
    */
   async refresh(): Promise<void> {
     const now = Date.now();
-    for (const [key, body] of [...this.#bodies]) {
-      if (now - body.lastAsked > KEEP_WARM_MS) continue;
-      const [format, encoding] = key.split('/') as [Format, Encoding];
-      await this.#body(format, encoding, body.lastAsked, true);
-    }
+    // Every rebuild starts now, before the first await: a scrape from here on finds its body being
+    // rebuilt, and is answered the one before (see #body).
+    const rebuilds = [...this.#bodies]
+      .filter(([, body]) => now - body.lastAsked <= KEEP_WARM_MS)
+      .map(async ([key, body]) => {
+        const [format, encoding] = key.split('/') as [Format, Encoding];
+        return this.#body(format, encoding, body.lastAsked, true);
+      });
+    await Promise.all(rebuilds);
   }
 
   async #body(
@@ -222,17 +242,30 @@ export class ExpositionCache {
       (sameVersions(cached.versions, versions) || (!refreshing && recent.length >= this.#burst))
     ) {
       cached.lastAsked = Math.max(cached.lastAsked, asked);
+      // A scrape never waits for a rebuild ahead of the scrapes: it is answered the body before.
+      if (!refreshing && cached.built === undefined && cached.previous !== undefined) return cached.previous;
       return cached.chunks;
     }
     // Concurrent scrapes of a stale body share one build.
     const chunks = this.#build(format, encoding, versions, generation);
-    const body = {
+    const body: Body = {
       versions,
       generation,
       chunks,
+      built: undefined,
+      // Not across a reload: the scrape after one shows it.
+      previous:
+        refreshing && cached?.generation === generation ? (cached.built ?? cached.previous) : undefined,
       lastAsked: Math.max(cached?.lastAsked ?? 0, asked),
       builds: [...recent, now].slice(-Math.min(this.#burst, 8)),
     };
+    chunks.then(
+      (built) => {
+        body.built = built;
+        body.previous = undefined;
+      },
+      () => undefined,
+    );
     this.#bodies.set(key, body);
     try {
       return await chunks;

@@ -229,6 +229,57 @@ describe('ExpositionCache.refresh', () => {
   });
 });
 
+describe('ExpositionCache.refresh, while it rebuilds', () => {
+  /** A section whose renders after the first wait until the test lets them finish. */
+  function slowSection() {
+    const waiting: (() => void)[] = [];
+    const state = { version: 0, release: (): void => waiting.splice(0).forEach((resolve) => resolve()) };
+    const s: Section & { state: typeof state } = {
+      state,
+      version: () => state.version,
+      render: async () => {
+        const version = state.version;
+        if (version > 0) await new Promise<void>((resolve) => waiting.push(resolve));
+        return `data ${version}\n`;
+      },
+    };
+    return s;
+  }
+
+  it('answers a scrape the body before at once, and the rebuilt one once it is done', async () => {
+    const data = slowSection();
+    const cache = new ExpositionCache([data]);
+    const text = async (): Promise<string> => (await bodyOf(cache, 'text', 'identity')).toString();
+    expect(await text()).toBe('data 0\n');
+    data.state.version++;
+    const refreshed = cache.refresh();
+    // The rebuild waits on its render; the scrape does not wait for it.
+    expect(await text()).toBe('data 0\n');
+    data.state.release();
+    await refreshed;
+    expect(await text()).toBe('data 1\n');
+  });
+
+  it('makes the scrape after a reload wait for it: a reload shows at the next scrape', async () => {
+    const data = slowSection();
+    const cache = new ExpositionCache([data]);
+    await bodyOf(cache, 'text', 'identity');
+    data.state.version++;
+    const refreshed = cache.refresh();
+    cache.reconfigure(ALL_FAMILIES);
+    const scraped = bodyOf(cache, 'text', 'identity');
+    // Both renders wait: had the scrape been answered the body before, it would be over already.
+    await new Promise((resolve) => setImmediate(resolve));
+    let answered = false;
+    void scraped.then(() => (answered = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    data.state.release();
+    await refreshed;
+    expect((await scraped).toString()).toBe('data 1\n');
+  });
+});
+
 describe('ExpositionCache burst bound', () => {
   it('rebuilds for scrapes at most `burst` times a second, then answers the body as it is until a refresh', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
@@ -254,20 +305,27 @@ describe('ExpositionCache burst bound', () => {
 });
 
 describe('keepWarm', () => {
-  it('refreshes just after each second turns, and never again once stopped', async () => {
+  it('refreshes just after each second turns and at each publication, and never again once stopped', async () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
     try {
       const data = section('data\n');
       const cache = new ExpositionCache([data]);
       await cache.body('text', 'identity');
-      const stop = keepWarm(cache);
+      const publications = { listener: (): void => undefined };
+      const stop = keepWarm(cache, { onPublished: (listener) => (publications.listener = listener) });
       data.state.version++;
       await vi.advanceTimersByTimeAsync(1001);
       expect(data.state.renders).toBe(2);
+      // A publication refreshes at once, between the seconds.
+      data.state.version++;
+      publications.listener();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(data.state.renders).toBe(3);
       stop();
       data.state.version++;
+      publications.listener();
       await vi.advanceTimersByTimeAsync(3000);
-      expect(data.state.renders).toBe(2);
+      expect(data.state.renders).toBe(3);
     } finally {
       vi.useRealTimers();
     }
