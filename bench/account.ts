@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEMO_QSTASH_INSTANCES, startSimulator, type Simulator } from '../src/demo/simulator.js';
 import { startBareServer } from './bare-server.js';
@@ -60,6 +61,9 @@ export interface AccountFigures {
   /** The most RSS sampled (every 250 ms) from the spawn to the end of the phase. */
   readonly maxSampledRssBytes: number;
   readonly metricsBytes: number;
+  /** The gzip body the exporter sends, and the same text gzipped as one stream (zlib's default level). */
+  readonly gzipBytes: number;
+  readonly oneStreamGzipBytes: number;
   /** Mean size of a database's stats body. */
   readonly statsBodyBytes: number;
   /** The first cycle after start-up, with no scrapes: what Upstash sees of the polls alone. */
@@ -145,7 +149,11 @@ export async function measureAccount(
       );
       const text = await exporter.scrape();
       const openmetrics = await exporter.scrape({ accept: 'application/openmetrics-text; version=1.0.0' });
-      const bare = await startBareServer({ text, openmetrics });
+      const textGzip = await exporter.scrapeGzip();
+      const openmetricsGzip = await exporter.scrapeGzip({
+        accept: 'application/openmetrics-text; version=1.0.0',
+      });
+      const bare = await startBareServer({ text, openmetrics, textGzip, openmetricsGzip });
       try {
         // The first tick after ready begins a cycle of spread polls only: start-up is over by then.
         const quietTick = nextTick(wallNow(), intervalMs);
@@ -198,6 +206,8 @@ export async function measureAccount(
           memoryAfterScrapes,
           maxSampledRssBytes: sampler.stop(),
           metricsBytes: text.length,
+          gzipBytes: textGzip.length,
+          oneStreamGzipBytes: gzipSync(text).length,
           statsBodyBytes,
           quietCycle: quiet,
           scrapedCycle: loaded,

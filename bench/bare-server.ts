@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { startScript } from './script-process.js';
 
 /**
@@ -37,6 +36,9 @@ process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => p
 export interface BareBodies {
   readonly text: Buffer;
   readonly openmetrics: Buffer;
+  /** The exporter's own gzip bodies, byte for byte: the same bytes, not a recompression. */
+  readonly textGzip: Buffer;
+  readonly openmetricsGzip: Buffer;
 }
 
 /** A running bare server. */
@@ -45,13 +47,13 @@ export interface BareServer {
   stop(): Promise<void>;
 }
 
-/** Starts the bare server on loopback; gzip bodies are compressed once, up front. */
+/** Starts the bare server on loopback, answering `bodies`. */
 export async function startBareServer(bodies: BareBodies): Promise<BareServer> {
   const dir = mkdtempSync(join(tmpdir(), 'upstash-bare-'));
   writeFileSync(join(dir, 'text'), bodies.text);
   writeFileSync(join(dir, 'openmetrics'), bodies.openmetrics);
-  writeFileSync(join(dir, 'text.gz'), gzipSync(bodies.text));
-  writeFileSync(join(dir, 'openmetrics.gz'), gzipSync(bodies.openmetrics));
+  writeFileSync(join(dir, 'text.gz'), bodies.textGzip);
+  writeFileSync(join(dir, 'openmetrics.gz'), bodies.openmetricsGzip);
   const script = await startScript(SOURCE, { ...process.env, BARE_BODIES: dir });
   return {
     url: `http://127.0.0.1:${script.firstLine}`,

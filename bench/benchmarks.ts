@@ -287,6 +287,8 @@ async function compareScrapes(
   const bare = await startBareServer({
     text: await exporter.scrape(),
     openmetrics: await exporter.scrape(FORMATS.openmetrics),
+    textGzip: await exporter.scrapeGzip(),
+    openmetricsGzip: await exporter.scrapeGzip(FORMATS.openmetrics),
   });
   try {
     const figures: ScrapeFigure[] = [];

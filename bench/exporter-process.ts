@@ -1,3 +1,4 @@
+import { get } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,8 @@ export interface ExporterProcess {
   memory(): { rssBytes: number; peakRssBytes: number } | undefined;
   /** One GET of /metrics as text, without compression. */
   scrape(headers?: Record<string, string>): Promise<Buffer>;
+  /** GETs /metrics gzip-encoded, as the bytes the exporter sends (fetch would decompress them). */
+  scrapeGzip(headers?: Record<string, string>): Promise<Buffer>;
   stop(): Promise<void>;
 }
 
@@ -180,6 +183,20 @@ function exporterHandle(
       });
       if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
       return Buffer.from(await response.arrayBuffer());
+    },
+    async scrapeGzip(headers = {}) {
+      return new Promise<Buffer>((resolve, reject) => {
+        get(`${url}/metrics`, { headers: { ...headers, 'accept-encoding': 'gzip' } }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            response.statusCode === 200 && response.headers['content-encoding'] === 'gzip'
+              ? resolve(Buffer.concat(chunks))
+              : reject(new Error(`/metrics answered ${response.statusCode} without gzip`)),
+          );
+          response.on('error', reject);
+        }).on('error', reject);
+      });
     },
     async stop() {
       if (child.exitCode === null) {
