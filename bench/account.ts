@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEMO_QSTASH_INSTANCES, startSimulator, type Simulator } from '../src/demo/simulator.js';
@@ -311,11 +312,23 @@ function skippedTicks(body: Buffer): number {
   return total;
 }
 
-/** Samples a process's RSS every 250 ms; `stop` ends it and answers the most it saw. */
+/**
+ * Samples a process's RSS every 250 ms; `stop` ends it and answers the most it saw. With
+ * `BENCH_SMAPS=<file>`, the process's /proc smaps at each new peak goes to that file: what the peak
+ * is made of (the node binary, the V8 pages of both threads, each thread's malloc arena).
+ */
 function sampleRss(pid: number): { stop(): number } {
   let most = 0;
   const look = (): void => {
-    most = Math.max(most, procMemory(pid)?.rssBytes ?? 0);
+    const rss = procMemory(pid)?.rssBytes ?? 0;
+    if (rss > most && process.env.BENCH_SMAPS !== undefined) {
+      try {
+        writeFileSync(process.env.BENCH_SMAPS, readFileSync(`/proc/${pid}/smaps`, 'utf8'));
+      } catch {
+        // The process has just exited: its last peak stays in the file.
+      }
+    }
+    most = Math.max(most, rss);
   };
   look();
   const timer = setInterval(look, 250);
