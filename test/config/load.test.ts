@@ -7,6 +7,18 @@ import { numberKeys } from '../../src/config/file-schema.js';
 import { loadConfig, loadFlagSettings, type LoadOptions } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
 
+/** The `http` and `limits` of a file that sets none, written out once. */
+const DEFAULT_HTTP = { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 };
+const DEFAULT_LIMITS = {
+  maxFlowControlKeys: 1000,
+  maxUrlGroups: 1000,
+  maxCommandsPerDatabase: 100,
+  maxQueues: 1000,
+  maxSchedules: 1000,
+  maxIndexes: 1000,
+  maxDlqPages: 10,
+};
+
 // A fake file system for the injected reader: absolute path → content. Missing files fail like fs does.
 type Files = Record<string, string>;
 
@@ -156,21 +168,8 @@ describe('env-only mode', () => {
     expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
     const dlq = { cron: '0 */5 * * * *', intervalMs: 300_000 };
     expect(account!.ownSchedules).toEqual({ dlq });
-    expect(config.http).toEqual({
-      timeoutMs: 10_000,
-      retries: 2,
-      concurrency: 4,
-      maxBodyBytes: 8 * 1024 * 1024,
-    });
-    expect(config.limits).toEqual({
-      maxFlowControlKeys: 1000,
-      maxUrlGroups: 1000,
-      maxCommandsPerDatabase: 100,
-      maxQueues: 1000,
-      maxSchedules: 1000,
-      maxIndexes: 1000,
-      maxDlqPages: 10,
-    });
+    expect(config.http).toEqual(DEFAULT_HTTP);
+    expect(config.limits).toEqual(DEFAULT_LIMITS);
   });
 
   test.each([
@@ -394,21 +393,8 @@ management:
     const config = fromYaml(
       `${MINIMAL}management:\n  - name: m\n    email: e@x\n    api_key: k\n    databases: [d]\n`,
     );
-    expect(config.http).toEqual({
-      timeoutMs: 10_000,
-      retries: 2,
-      concurrency: 4,
-      maxBodyBytes: 8 * 1024 * 1024,
-    });
-    expect(config.limits).toEqual({
-      maxFlowControlKeys: 1000,
-      maxUrlGroups: 1000,
-      maxCommandsPerDatabase: 100,
-      maxQueues: 1000,
-      maxSchedules: 1000,
-      maxIndexes: 1000,
-      maxDlqPages: 10,
-    });
+    expect(config.http).toEqual(DEFAULT_HTTP);
+    expect(config.limits).toEqual(DEFAULT_LIMITS);
     expect(config.qstash[0]!.schedule.intervalMs).toBe(30_000);
     expect(config.qstash[0]!.url).toBe('https://qstash.upstash.io');
     expect(config.management[0]!.schedule.intervalMs).toBe(60_000);
