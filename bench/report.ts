@@ -96,5 +96,5 @@ function growthLine(runs: readonly MemoryRun[]): string {
   const last = polling?.points.at(-1);
   if (early === undefined || last === undefined) return '';
   const growth = last.rssBytes - early.rssBytes;
-  return `Growth from ${early.label} to ${last.label}: RSS ${growth >= 0 ? '+' : ''}${mb(growth)}, V8 heap total ${mb(last.heapTotalBytes - early.heapTotalBytes)}, external ${mb(last.externalBytes - early.externalBytes)} (goal: no growth over 100 cycles; the cycles run behind the whole benchmark, niced, and are cut at 150 s so that it stays under 3 minutes).`;
+  return `Growth from ${early.label} to ${last.label}: RSS ${growth >= 0 ? '+' : ''}${mb(growth)}, V8 heap total ${mb(last.heapTotalBytes - early.heapTotalBytes)}, external ${mb(last.externalBytes - early.externalBytes)} (goal: no growth over 100 cycles; the cycles run behind the whole benchmark, niced, and are cut at 150 s so that the benchmark stays under 4 minutes).`;
 }
