@@ -23,7 +23,7 @@ export interface Plan {
   readonly clientCostCycles: number;
   /** Poll cycles (one a second) of the large state before its memory is read again. */
   readonly pollCycles: number;
-  /** ...unless the run has taken this long by then (the benchmark must stay under 3 minutes). */
+  /** ...unless the run has taken this long by then (the benchmark must stay under 4 minutes). */
   readonly cyclesDeadlineSeconds: number;
   /**
    * The CPU priority of the poll cycles' processes: 19 (the default), so that they do not disturb
