@@ -6,6 +6,7 @@ import { plainHttpAccounts } from './config/addresses.js';
 import type { Config } from './config/types.js';
 import { familyPredicate } from './metrics/family-filter.js';
 import { registerProcessMetrics } from './metrics/process-metrics.js';
+import type { WorkerStats } from './poll-messages.js';
 import { PollThread } from './poll-thread.js';
 import { keepRestartSettings, ReloadQueue } from './reload-queue.js';
 import { listen } from './server/listener.js';
@@ -45,6 +46,8 @@ export interface App {
    * burst of SIGHUPs is one reload), and shares its outcome. A failed reload is logged.
    */
   reload(next: Config | (() => Config)): Promise<ReloadOutcome>;
+  /** What the poll worker's thread holds (its heap and handles, which this thread cannot see). */
+  pollWorkerStats(): Promise<WorkerStats | undefined>;
 }
 
 /** Builds everything from a Config; nothing runs until `start()`. */
@@ -116,6 +119,9 @@ export function createApp(config: Config, options: AppOptions): App {
     },
     async reload(next) {
       return reloads.request(next);
+    },
+    async pollWorkerStats() {
+      return polling.stats();
     },
   };
   return app;

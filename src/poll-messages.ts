@@ -15,7 +15,17 @@ export interface WorkerInit {
 export type ToWorker =
   | { readonly type: 'start' }
   | { readonly type: 'reload'; readonly id: number; readonly config: WireConfig }
-  | { readonly type: 'stop'; readonly id: number };
+  | { readonly type: 'stop'; readonly id: number }
+  | { readonly type: 'stats'; readonly id: number };
+
+/** What the poll worker's thread holds (its own heap and handles, which the serving thread cannot see). */
+export interface WorkerStats {
+  /** The worker's V8 heap in use, after a full collection when the process runs with --expose-gc. */
+  readonly heapUsedBytes: number;
+  readonly sockets: number;
+  readonly timers: number;
+  readonly handles: number;
+}
 
 /** A request done: `units` polled after a reload, or why it failed. */
 export interface Done {
@@ -23,6 +33,7 @@ export interface Done {
   readonly id: number;
   readonly units?: number;
   readonly error?: string;
+  readonly stats?: WorkerStats;
 }
 
 /** From the poll worker to the serving thread. */

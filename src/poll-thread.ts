@@ -7,7 +7,7 @@ import type { FamilyBlocks } from './metrics/data-series.js';
 import { FamilyTable, type Rendered } from './metrics/family-table.js';
 import { heapFlags } from './heap-flags.js';
 import { logDestination } from './logger.js';
-import type { Done, FromWorker, ToWorker, WorkerInit } from './poll-messages.js';
+import type { Done, FromWorker, ToWorker, WorkerInit, WorkerStats } from './poll-messages.js';
 import type { Publication, SectionChanges } from './polling.js';
 import type { SourceRow } from './server/landing-page.js';
 import type { PolledSections, Section } from './server/scrape-cache.js';
@@ -121,6 +121,13 @@ export class PollThread implements PolledSections {
   /** Calls `listener` each time a publication has been taken (the sections have moved). */
   onPublished(listener: () => void): void {
     this.#onPublished = listener;
+  }
+
+  /** What the worker's thread holds now; undefined while no worker runs. */
+  async stats(): Promise<WorkerStats | undefined> {
+    if (this.#worker === undefined) return undefined;
+    const done = await this.#request({ type: 'stats', id: this.#nextId++ });
+    return done.stats;
   }
 
   /** True once every unit has finished its first poll (see Poller.ready); and through a restart. */

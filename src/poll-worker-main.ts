@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { fromWire } from './config/wire.js';
 import { createLogger } from './logger.js';
-import type { FromWorker, ToWorker, WorkerInit } from './poll-messages.js';
+import type { FromWorker, ToWorker, WorkerInit, WorkerStats } from './poll-messages.js';
 import { createPolling, transferList } from './polling.js';
 
 // The poll worker, composition only (as app.ts is the serving thread's): polling, parsing,
@@ -61,6 +61,22 @@ port.on('message', (message: ToWorker) => {
     case 'stop':
       clearInterval(publisher);
       void polling.stop().finally(() => post({ type: 'done', id: message.id }));
+      return;
+    case 'stats':
+      post({ type: 'done', id: message.id, stats: workerStats() });
   }
 });
 void publish();
+
+/** This thread's heap (after a full collection, given --expose-gc) and handles. */
+function workerStats(): WorkerStats {
+  (globalThis as { gc?: () => void }).gc?.();
+  const resources = process.getActiveResourcesInfo();
+  const count = (type: string): number => resources.filter((resource) => resource === type).length;
+  return {
+    heapUsedBytes: process.memoryUsage().heapUsed,
+    sockets: count('TCPSocketWrap') + count('TCPWRAP'),
+    timers: count('Timeout'),
+    handles: resources.length,
+  };
+}

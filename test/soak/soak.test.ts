@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
+import type { App } from '../../src/app.js';
 import type { Fault, Route } from '../../src/demo/simulator.js';
 import { find, valueOf } from '../faults/exposition-parser.js';
 import { startHarness } from '../faults/harness.js';
@@ -28,18 +29,25 @@ interface Sample {
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-function measure(t: number, series: number): Sample {
+/**
+ * The process's RSS, and the heap and handles of both threads: this one (the HTTP server, the
+ * simulator) and the poll worker's (its Upstash sockets, timers and parsing), each heap after a full
+ * collection.
+ */
+async function measure(app: App, t: number, series: number): Promise<Sample> {
   gc?.();
+  const worker = await app.pollWorkerStats();
+  if (worker === undefined) throw new Error('no poll worker runs');
   const memory = process.memoryUsage();
   const resources = process.getActiveResourcesInfo();
   const count = (type: string): number => resources.filter((r) => r === type).length;
   return {
     t,
     rssMB: Math.round((memory.rss / MB) * 10) / 10,
-    heapMB: Math.round((memory.heapUsed / MB) * 10) / 10,
-    sockets: count('TCPSocketWrap') + count('TCPWRAP'),
-    timers: count('Timeout'),
-    handles: resources.length,
+    heapMB: Math.round(((memory.heapUsed + worker.heapUsedBytes) / MB) * 10) / 10,
+    sockets: count('TCPSocketWrap') + count('TCPWRAP') + worker.sockets,
+    timers: count('Timeout') + worker.timers,
+    handles: resources.length + worker.handles,
     series,
   };
 }
@@ -102,10 +110,10 @@ test(`soak: ${SECONDS}s of polling 30 sources every second with churn and faults
       faultIndex++;
     }, 2_000);
     const end = started + SECONDS * 1000;
-    samples.push(measure(0, 0));
+    samples.push(await measure(h.app, 0, 0));
     while (Date.now() < end) {
       await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
-      samples.push(measure(Math.round((Date.now() - started) / 1000), lastSeries));
+      samples.push(await measure(h.app, Math.round((Date.now() - started) / 1000), lastSeries));
     }
     clearInterval(faults);
     run.stop = true;
@@ -144,6 +152,8 @@ test(`soak: ${SECONDS}s of polling 30 sources every second with churn and faults
       writeFileSync(process.env.SOAK_REPORT, JSON.stringify(report, null, 2));
 
     expect(unhandled).toEqual([]);
+    // An unhandled rejection in the poll worker ends it: the death would be logged.
+    expect(h.logs.filter((line) => line.includes('the poll worker died'))).toEqual([]);
     // Thousands of polls: at least 70% of one per source per second (ticks skipped for Retry-After or
     // a poll still running make up some of the rest).
     expect(polls).toBeGreaterThan(SECONDS * 30 * 0.7);
