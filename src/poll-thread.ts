@@ -58,7 +58,7 @@ export class PollThread implements PolledSections {
   #readyBeforeRestart = false;
   #status: Buffer | undefined;
   #firstPublication: (() => void) | undefined;
-  #onPublished: (() => void) | undefined;
+  #onPublished: ((publication: { readonly readied: boolean }) => void) | undefined;
 
   readonly data: Section = {
     version: () => `${this.#generation}/${this.#data?.version ?? 0}`,
@@ -118,8 +118,11 @@ export class PollThread implements PolledSections {
     await worker.terminate();
   }
 
-  /** Calls `listener` each time a publication has been taken (the sections have moved). */
-  onPublished(listener: () => void): void {
+  /**
+   * Calls `listener` each time a publication has been taken (the sections have moved); `readied`
+   * when it made the exporter ready (its first polls are all over).
+   */
+  onPublished(listener: (publication: { readonly readied: boolean }) => void): void {
     this.#onPublished = listener;
   }
 
@@ -208,13 +211,14 @@ export class PollThread implements PolledSections {
 
   /** Takes a publication; its buffers arrive as plain Uint8Arrays over memory that is now ours. */
   #take(publication: Publication): void {
+    const wasReady = this.ready;
     this.#data = applied(this.#data, publication.data, publication.whole);
     this.#health = applied(this.#health, publication.health, publication.whole);
     this.#ready = publication.ready;
     this.#firstPublication?.();
     this.#firstPublication = undefined;
     this.#status = asBuffer(publication.status);
-    this.#onPublished?.();
+    this.#onPublished?.({ readied: !wasReady && this.ready });
   }
 }
 

@@ -110,7 +110,8 @@ export function createMetricsCache(
 
 /** What tells {@link keepWarm} that the polled sections moved (the poll thread's publications). */
 export interface Publisher {
-  onPublished(listener: () => void): void;
+  /** `readied`: this publication made the exporter ready, so the next scrape must show it. */
+  onPublished(listener: (publication: { readonly readied: boolean }) => void): void;
 }
 
 /**
@@ -122,8 +123,11 @@ export interface Publisher {
 export function keepWarm(cache: ExpositionCache, polled?: Publisher): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  polled?.onPublished(() => {
-    if (!stopped) void cache.refresh().catch(() => undefined);
+  polled?.onPublished(({ readied }) => {
+    if (stopped) return;
+    // A scrape after /readyz turned 200 shows every unit's first poll: it waits for this rebuild.
+    if (readied) cache.renew();
+    void cache.refresh().catch(() => undefined);
   });
   const schedule = (): void => {
     const delay = SELF_METRICS_MAX_AGE_MS - (Date.now() % SELF_METRICS_MAX_AGE_MS) + 1;
@@ -197,6 +201,14 @@ export class ExpositionCache {
    */
   reconfigure(keep: FamilyPredicate): void {
     this.#keep = keep;
+    this.renew();
+  }
+
+  /**
+   * The next scrape renders every section again whatever the burst limit, and waits for it rather
+   * than being answered the body before: what moved until now shows in it.
+   */
+  renew(): void {
     this.#generation++;
   }
 

@@ -32,6 +32,22 @@ function section(text: string | ((format: Format) => string)) {
   return s;
 }
 
+/** A section whose renders after the first wait until the test lets them finish. */
+function slowSection() {
+  const waiting: (() => void)[] = [];
+  const state = { version: 0, release: (): void => waiting.splice(0).forEach((resolve) => resolve()) };
+  const s: Section & { state: typeof state } = {
+    state,
+    version: () => state.version,
+    render: async () => {
+      const version = state.version;
+      if (version > 0) await new Promise<void>((resolve) => waiting.push(resolve));
+      return `data ${version}\n`;
+    },
+  };
+  return s;
+}
+
 /** The data and health sections made on this thread, as the poll worker's publications carry them. */
 function polledSections(series: DataSeries, metrics: SelfMetrics): PolledSections {
   return {
@@ -230,22 +246,6 @@ describe('ExpositionCache.refresh', () => {
 });
 
 describe('ExpositionCache.refresh, while it rebuilds', () => {
-  /** A section whose renders after the first wait until the test lets them finish. */
-  function slowSection() {
-    const waiting: (() => void)[] = [];
-    const state = { version: 0, release: (): void => waiting.splice(0).forEach((resolve) => resolve()) };
-    const s: Section & { state: typeof state } = {
-      state,
-      version: () => state.version,
-      render: async () => {
-        const version = state.version;
-        if (version > 0) await new Promise<void>((resolve) => waiting.push(resolve));
-        return `data ${version}\n`;
-      },
-    };
-    return s;
-  }
-
   it('answers a scrape the body before at once, and the rebuilt one once it is done', async () => {
     const data = slowSection();
     const cache = new ExpositionCache([data]);
@@ -311,23 +311,45 @@ describe('keepWarm', () => {
       const data = section('data\n');
       const cache = new ExpositionCache([data]);
       await cache.body('text', 'identity');
-      const publications = { listener: (): void => undefined };
-      const stop = keepWarm(cache, { onPublished: (listener) => (publications.listener = listener) });
+      let publish: ((publication: { readied: boolean }) => void) | undefined;
+      const stop = keepWarm(cache, { onPublished: (listener) => (publish = listener) });
       data.state.version++;
       await vi.advanceTimersByTimeAsync(1001);
       expect(data.state.renders).toBe(2);
       // A publication refreshes at once, between the seconds.
       data.state.version++;
-      publications.listener();
+      publish?.({ readied: false });
       await vi.advanceTimersByTimeAsync(0);
       expect(data.state.renders).toBe(3);
       stop();
       data.state.version++;
-      publications.listener();
+      publish?.({ readied: false });
       await vi.advanceTimersByTimeAsync(3000);
       expect(data.state.renders).toBe(3);
     } finally {
       vi.useRealTimers();
+    }
+  });
+
+  it('makes the scrape after the publication that readied the exporter wait for its rebuild', async () => {
+    const data = slowSection();
+    const cache = new ExpositionCache([data]);
+    await bodyOf(cache, 'text', 'identity');
+    let publish: ((publication: { readied: boolean }) => void) | undefined;
+    const stop = keepWarm(cache, { onPublished: (listener) => (publish = listener) });
+    try {
+      data.state.version++;
+      publish?.({ readied: true });
+      const scraped = bodyOf(cache, 'text', 'identity');
+      let answered = false;
+      void scraped.then(() => (answered = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      // Not answered the body before: /readyz says 200 now, and this scrape must show why.
+      expect(answered).toBe(false);
+      data.state.release();
+      expect((await scraped).toString()).toBe('data 1\n');
+    } finally {
+      stop();
     }
   });
 });
