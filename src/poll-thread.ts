@@ -77,17 +77,19 @@ export class PollThread implements PolledSections {
   }
 
   /**
-   * Starts the worker, which polls every unit now, then on its schedule; resolves once it has
+   * Starts the worker, which polls every unit now, then on its schedule; resolves once a worker has
    * published (its health series declared: /metrics says what is polled from the first scrape on),
-   * or died, or {@link stop} was called.
+   * the one started here or, should it die first, one restarted after it; or once {@link stop} was
+   * called.
    */
   async start(): Promise<void> {
     if (this.#started || this.#stopping) return;
     this.#started = true;
-    const worker = this.#spawn();
+    // Until a worker has published, whichever: one that dies first is restarted, and /metrics would
+    // say nothing of the units meanwhile.
     await new Promise<void>((resolve) => {
       this.#firstPublication = resolve;
-      worker.once('exit', () => resolve());
+      this.#spawn();
     });
   }
 

@@ -78,6 +78,48 @@ async function dies(how: 'exit' | 'throw'): Promise<{ logs: Record<string, unkno
 }
 
 describe('a poll worker that dies', () => {
+  it('before its first publication: the exporter starts once the restarted worker has published', async () => {
+    const sim = await startSimulator({
+      qstashToken: QSTASH_TOKEN,
+      email: EMAIL,
+      apiKey: API_KEY,
+      databases: ['db-a'],
+    });
+    const logs: Record<string, unknown>[] = [];
+    const logger = createLogger('info', {
+      write: (line: string) => {
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    });
+    process.env.POLL_WORKER_DEATH = 'exit-at-start';
+    const app = createApp(testConfig(sim.url, { intervalSeconds: 1, databases: ['db-a'] }), {
+      logger,
+      version: 'test',
+      pollWorker: DYING_WORKER,
+    });
+    try {
+      // The first worker is created with the death in its environment; the restarted one is not.
+      const starting = app.start();
+      delete process.env.POLL_WORKER_DEATH;
+      const { port } = await starting;
+      expect(
+        logs.find((line) => line.msg === 'the poll worker died; restarting it, and polling with it'),
+      ).toMatchObject({
+        level: 'error',
+        code: 7,
+      });
+      // Started means published: the first scrape shows every unit's health series, declared at zero
+      // before its first poll (upstash_up comes with that poll).
+      const body = (await httpGet(`http://127.0.0.1:${port}/metrics`)).body;
+      expect(body).toMatch(
+        /^upstash_exporter_polls_total\{source="redis_stats",account="main",database_id="db-a",qstash_id="",index_id=""\} \d+$/m,
+      );
+    } finally {
+      await app.stop();
+      await sim.stop();
+    }
+  }, 40_000);
+
   it('exits (process.exit inside it): logged as an error with its code, restarted, polling resumes', async () => {
     const { logs } = await dies('exit');
     expect(logs[0]).toMatchObject({ code: 7 });
