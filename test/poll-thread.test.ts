@@ -15,7 +15,13 @@ afterEach(() => {
   delete process.env.POLL_WORKER_DEATH_AFTER_MS;
 });
 
-async function dies(how: 'exit' | 'throw'): Promise<{ logs: Record<string, unknown>[]; restarted: boolean }> {
+const DIED = 'the poll worker died; restarting it, and polling with it';
+
+/**
+ * A simulator with one database, and an exporter polling it every second through the dying worker,
+ * with POLL_WORKER_DEATH set to `death` while it is created; its log lines are kept.
+ */
+async function dyingExporter(death: string) {
   const sim = await startSimulator({
     qstashToken: QSTASH_TOKEN,
     email: EMAIL,
@@ -28,13 +34,18 @@ async function dies(how: 'exit' | 'throw'): Promise<{ logs: Record<string, unkno
       logs.push(JSON.parse(line) as Record<string, unknown>);
     },
   });
-  process.env.POLL_WORKER_DEATH = how;
-  process.env.POLL_WORKER_DEATH_AFTER_MS = '2000';
+  process.env.POLL_WORKER_DEATH = death;
   const app = createApp(testConfig(sim.url, { intervalSeconds: 1, databases: ['db-a'] }), {
     logger,
     version: 'test',
     pollWorker: DYING_WORKER,
   });
+  return { sim, logs, app };
+}
+
+async function dies(how: 'exit' | 'throw'): Promise<{ logs: Record<string, unknown>[]; restarted: boolean }> {
+  process.env.POLL_WORKER_DEATH_AFTER_MS = '2000';
+  const { sim, logs, app } = await dyingExporter(how);
   try {
     const { port } = await app.start();
     const get = async (path: string) => httpGet(`http://127.0.0.1:${port}${path}`);
@@ -48,7 +59,7 @@ async function dies(how: 'exit' | 'throw'): Promise<{ logs: Record<string, unkno
       'the death logged',
       async () => {
         statuses.push((await get('/metrics')).status);
-        return logs.find((line) => line.msg === 'the poll worker died; restarting it, and polling with it');
+        return logs.find((line) => line.msg === DIED);
       },
       15_000,
       50,
@@ -79,32 +90,13 @@ async function dies(how: 'exit' | 'throw'): Promise<{ logs: Record<string, unkno
 
 describe('a poll worker that dies', () => {
   it('before its first publication: the exporter starts once the restarted worker has published', async () => {
-    const sim = await startSimulator({
-      qstashToken: QSTASH_TOKEN,
-      email: EMAIL,
-      apiKey: API_KEY,
-      databases: ['db-a'],
-    });
-    const logs: Record<string, unknown>[] = [];
-    const logger = createLogger('info', {
-      write: (line: string) => {
-        logs.push(JSON.parse(line) as Record<string, unknown>);
-      },
-    });
-    process.env.POLL_WORKER_DEATH = 'exit-at-start';
-    const app = createApp(testConfig(sim.url, { intervalSeconds: 1, databases: ['db-a'] }), {
-      logger,
-      version: 'test',
-      pollWorker: DYING_WORKER,
-    });
+    const { sim, logs, app } = await dyingExporter('exit-at-start');
     try {
       // The first worker is created with the death in its environment; the restarted one is not.
       const starting = app.start();
       delete process.env.POLL_WORKER_DEATH;
       const { port } = await starting;
-      expect(
-        logs.find((line) => line.msg === 'the poll worker died; restarting it, and polling with it'),
-      ).toMatchObject({
+      expect(logs.find((line) => line.msg === DIED)).toMatchObject({
         level: 'error',
         code: 7,
       });
