@@ -206,9 +206,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
 /** A GET over a fresh connection (no pooling, so one slow answer cannot queue another). */
 export function httpGet(url: string, headers: Record<string, string> = {}): Promise<Reply> {
+  return httpCall(url, 'GET', headers);
+}
+
+/** A request of any method, with no body, over a fresh connection (as {@link httpGet}). */
+export function httpCall(url: string, method: string, headers: Record<string, string> = {}): Promise<Reply> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers, agent: false }, (res) => {
+    const req = httpRequest(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

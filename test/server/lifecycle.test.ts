@@ -1,9 +1,16 @@
-import { request } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConfigError, problemLines } from '../../src/config/errors.js';
 import type { Config } from '../../src/config/types.js';
 import { find } from '../faults/exposition-parser.js';
-import { DATABASES, eventually, leakedSecret, startHarness, type Harness } from '../faults/harness.js';
+import {
+  DATABASES,
+  eventually,
+  httpCall,
+  leakedSecret,
+  startHarness,
+  type Harness,
+  type Reply,
+} from '../faults/harness.js';
 
 // Contract 9.5: POST /-/reload behind --web.enable-lifecycle, what SIGHUP does (the app's one reload
 // queue), answered once the reload is applied or refused. The built program is tested in
@@ -14,21 +21,8 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map(async (h) => h.stop()));
 });
 
-async function call(
-  h: Harness,
-  method: string,
-  path: string,
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${h.base}${path}`, { method, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function call(h: Harness, method: string, path: string): Promise<Reply> {
+  return httpCall(`${h.base}${path}`, method);
 }
 
 /** The configuration without db-beta: a reload that changes the source set. */

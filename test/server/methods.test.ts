@@ -1,10 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startHarness, type Harness } from '../faults/harness.js';
+import { httpCall, startHarness, type Harness, type Reply } from '../faults/harness.js';
 
 // Contract section 4: our paths answer GET and HEAD; any other method on them gets 405 with
 // `Allow: GET, HEAD`, whatever the method — CONNECT included, which Node's server hands to a separate
@@ -42,21 +41,8 @@ async function raw(port: number, text: string): Promise<RawReply> {
   return { status: Number(statusLine.split(' ')[1]), headers, body: received.slice(split + 4) };
 }
 
-async function call(
-  port: number,
-  method: string,
-  path: string,
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function call(port: number, method: string, path: string): Promise<Reply> {
+  return httpCall(`http://127.0.0.1:${port}${path}`, method);
 }
 
 describe('methods (contract section 4)', () => {
