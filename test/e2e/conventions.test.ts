@@ -19,6 +19,7 @@ import {
   type ExporterProcess,
 } from '../helpers/exporter-process.js';
 import { makePki, type Pki } from '../server/tls-fixtures.js';
+import { namesIn } from '../faults/exposition-parser.js';
 
 // Contract 9.5 against the built program: Prometheus's probe names, probes open under basic auth (the
 // TLS layer's client-certificate policy kept), POST /-/reload behind --web.enable-lifecycle, and
@@ -66,16 +67,6 @@ async function call(port: number, path: string, options: CallOptions = {}): Prom
 }
 
 const portOf = (exporter: ExporterProcess): number => Number(new URL(exporter.url).port);
-
-/** Every metric name a body mentions, in HELP, TYPE or sample lines. */
-function namesIn(text: string): Set<string> {
-  const names = new Set<string>();
-  for (const line of text.split('\n')) {
-    const name = /^(?:# (?:HELP|TYPE) )?([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(line)?.[1];
-    if (name !== undefined && line !== '# EOF') names.add(name);
-  }
-  return names;
-}
 
 /** /metrics in both formats, gzip and not, as text. */
 async function bodies(port: number, options: CallOptions = {}): Promise<string[]> {

@@ -87,3 +87,13 @@ export function valueOf(
   if (found.length > 1) throw new Error(`${name} ${JSON.stringify(match)} matches ${found.length} samples`);
   return found[0]?.value;
 }
+
+/** Every metric name a body mentions, in HELP, TYPE or sample lines (`# EOF` is none). */
+export function namesIn(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of text.split('\n')) {
+    const name = /^(?:# (?:HELP|TYPE) )?([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(line)?.[1];
+    if (name !== undefined && line !== '# EOF') names.add(name);
+  }
+  return names;
+}

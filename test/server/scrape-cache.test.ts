@@ -17,6 +17,7 @@ import { ALL_FAMILIES, familyPredicate, type FamilyPredicate } from '../../src/m
 import { createSelfMetrics, type SelfMetrics } from '../../src/poller/self-metrics.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
+import { namesIn } from '../faults/exposition-parser.js';
 
 /** A section whose text and version the test sets, counting its renders. */
 function section(text: string | ((format: Format) => string)) {
@@ -364,16 +365,6 @@ describe('metrics.allow and metrics.deny (contract 9.5)', () => {
     series.replace('flow_control/eu', flowControlSamples('eu', [{ key: 'k', waitListSize: 3 }], 10));
     metrics.pollSucceeded(labels, 0.5, 1_700_000_000);
     return { cache: createMetricsCache(polledSections(series, metrics), processRegistry(), keep), series };
-  }
-
-  /** Every metric name a body mentions, in HELP, TYPE or sample lines. */
-  function namesIn(text: string): Set<string> {
-    const names = new Set<string>();
-    for (const line of text.split('\n')) {
-      const name = /^(?:# (?:HELP|TYPE) )?([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(line)?.[1];
-      if (name !== undefined && line !== '# EOF') names.add(name);
-    }
-    return names;
   }
 
   it('leaves a family out entirely, HELP and TYPE too, in both formats, gzip or not', async () => {
