@@ -43,9 +43,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /**
- * Loads two servers in turns (a, b, a, b…, `rounds` one-second turns each) and pools each one's
- * responses: on a shared machine whatever else runs then weighs on both alike, where one long run
- * after the other lets a burst of noise land on one side only. Tail latencies need that most.
+ * Loads two servers in turns (a, b, a, b…, `rounds` turns each: one second, or `requests` responses
+ * when given) and pools each one's responses: on a shared machine whatever else runs then weighs on
+ * both alike, where one long run after the other lets a burst of noise land on one side only. Tail
+ * latencies need that most.
  */
 export async function compareLoad(
   a: LoadOptions,
@@ -56,8 +57,8 @@ export async function compareLoad(
   await warmUp(b);
   const runs: { a: Run[]; b: Run[] } = { a: [], b: [] };
   for (let round = 0; round < rounds; round++) {
-    runs.a.push(await measure({ ...a, durationSeconds: a.requests === undefined ? 1 : a.durationSeconds }));
-    runs.b.push(await measure({ ...b, durationSeconds: b.requests === undefined ? 1 : b.durationSeconds }));
+    runs.a.push(await measure({ ...a, durationSeconds: 1 }));
+    runs.b.push(await measure({ ...b, durationSeconds: 1 }));
   }
   return { a: summarise(runs.a), b: summarise(runs.b) };
 }
