@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { number, optional, optionalFlags, optionalNumbers, presentFields } from './tolerance.js';
+import {
+  number,
+  optional,
+  optionalFlags,
+  optionalNumbers,
+  optionalText,
+  presentFields,
+} from './tolerance.js';
 
 /**
  * One Redis database as the listing describes it: only the fields we export. The listing also
@@ -52,17 +59,15 @@ export const DATABASE_LIMIT_FIELDS = [
 ] as const;
 export type DatabaseLimitField = (typeof DATABASE_LIMIT_FIELDS)[number];
 
-const text = optional(z.string());
-
 // z.object strips unknown keys, so `password`, `rest_token`, `read_only_rest_token` and every other
 // field we do not name here never reach the parsed object (nor, through it, any log or series).
 const database = z.object({
   database_id: z.string().min(1),
   database_name: z.string(),
-  type: text,
-  region: text,
-  primary_region: text,
-  state: text,
+  type: optionalText,
+  region: optionalText,
+  primary_region: optionalText,
+  state: optionalText,
   creation_time: optional(number),
   replicas: optional(number),
   read_regions: optional(z.array(z.unknown())),

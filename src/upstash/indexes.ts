@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { number, optional, optionalNumbers, presentFields } from './tolerance.js';
+import { number, optional, optionalNumbers, optionalText, presentFields } from './tolerance.js';
 
 /** The two index products of the Developer API: their listings and stats have the same shapes. */
 export const INDEX_PRODUCTS = ['vector', 'search'] as const;
@@ -38,8 +38,6 @@ export interface UpstashIndex {
   readonly limits: Readonly<Partial<Record<IndexLimitField, number>>>;
 }
 
-const text = optional(z.string());
-
 // z.object strips unknown keys, so `token`, `read_only_token` and every other field not named here
 // never reach the parsed object (nor, through it, any log, series or error message). The ID is the
 // index's identity and the name what a dashboard selects it by: missing, empty or repeated is a
@@ -47,10 +45,10 @@ const text = optional(z.string());
 const entry = z.object({
   id: z.string().min(1),
   name: z.string(),
-  type: text,
-  region: text,
-  similarity_function: text,
-  index_type: text,
+  type: optionalText,
+  region: optionalText,
+  similarity_function: optionalText,
+  index_type: optionalText,
   dimension_count: optional(number),
   ...optionalNumbers(INDEX_LIMIT_FIELDS),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { optional, optionalFlags, optionalNumbers, presentFields } from './tolerance.js';
+import { optionalFlags, optionalNumbers, optionalText, presentFields } from './tolerance.js';
 
 /** The plan limits of a QStash instance the exporter exports, by Upstash field name. */
 export const QSTASH_LIMIT_FIELDS = [
@@ -44,15 +44,13 @@ export interface QstashInstance {
   readonly features: Partial<Record<QstashFeatureField, boolean>>;
 }
 
-const text = optional(z.string());
-
 // Only the fields exported are read, so the tokens are never copied out of the body. The ID is the
 // instance's identity: missing, empty or repeated is a changed API, loud.
 const entry = z.object({
   id: z.string().min(1),
-  region: text,
-  type: text,
-  state: text,
+  region: optionalText,
+  type: optionalText,
+  state: optionalText,
   ...optionalNumbers(QSTASH_LIMIT_FIELDS),
   ...optionalFlags(QSTASH_FEATURE_FIELDS),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pathSegment, type Target, type UpstashClient } from './client.js';
 import { parseListing } from './schema.js';
-import { number, optional } from './tolerance.js';
+import { number, optional, optionalText } from './tolerance.js';
 
 /** The states a backup can be in (the Developer API's `Backup.state`). */
 export const BACKUP_STATES = ['pending', 'completed', 'failed'] as const;
@@ -22,7 +22,7 @@ export interface BackupSummary {
 // know is counted nowhere; the state and creation time follow the tolerance rule (tolerance.ts).
 const entry = z.object({
   backup_id: z.string().min(1),
-  state: optional(z.string()),
+  state: optionalText,
   creation_time: optional(number),
 });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
-import { number, optional } from './tolerance.js';
+import { number, optional, optionalText } from './tolerance.js';
 
 /**
  * One QStash schedule as the exporter keeps it. Its destination, body, headers and callbacks are
@@ -24,7 +24,7 @@ export interface Schedule {
 // the fields exported are read; the rest (destination, body, header, callback, …) are stripped.
 const entry = z.object({
   scheduleId: z.string().min(1),
-  cron: optional(z.string()),
+  cron: optionalText,
   isPaused: optional(z.boolean(), false),
   nextScheduleTime: optional(number),
   lastScheduleTime: optional(number),

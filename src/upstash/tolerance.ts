@@ -62,6 +62,9 @@ export function tolerated<E extends object>(entry: E, rejected: Set<string>): To
   return (out ?? entry) as Tolerated<E>;
 }
 
+/** An optional text field ({@link optional} of a string), absent when missing. */
+export const optionalText = optional(z.string());
+
 /** An optional number field ({@link optional} of {@link number}), absent when missing. */
 const optionalNumber = optional(number);
 
