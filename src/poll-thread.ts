@@ -10,7 +10,7 @@ import { logDestination } from './logger.js';
 import type { Done, FromWorker, ToWorker, WorkerInit, WorkerStats } from './poll-messages.js';
 import type { Publication, SectionChanges } from './polling.js';
 import type { SourceRow } from './server/landing-page.js';
-import type { PolledSections, Section } from './server/scrape-cache.js';
+import type { PolledSections, Published, Publisher, Section } from './server/scrape-cache.js';
 
 /** What the poll thread needs besides the configuration. */
 export interface PollThreadOptions {
@@ -36,7 +36,7 @@ const STOP_GRACE_MS = 3_000;
  * and restarted with the running configuration; meanwhile /metrics keeps answering what it last
  * published.
  */
-export class PollThread implements PolledSections {
+export class PollThread implements PolledSections, Publisher {
   readonly #options: PollThreadOptions;
   readonly #destination: DestinationStream;
   #config: Config;
@@ -58,7 +58,7 @@ export class PollThread implements PolledSections {
   #readyBeforeRestart = false;
   #status: Buffer | undefined;
   #firstPublication: (() => void) | undefined;
-  #onPublished: ((publication: { readonly readied: boolean }) => void) | undefined;
+  #onPublished: ((publication: Published) => void) | undefined;
 
   readonly data: Section = {
     version: () => `${this.#generation}/${this.#data?.version ?? 0}`,
@@ -124,7 +124,7 @@ export class PollThread implements PolledSections {
    * Calls `listener` each time a publication has been taken (the sections have moved); `readied`
    * when it made the exporter ready (its first polls are all over).
    */
-  onPublished(listener: (publication: { readonly readied: boolean }) => void): void {
+  onPublished(listener: (publication: Published) => void): void {
     this.#onPublished = listener;
   }
 

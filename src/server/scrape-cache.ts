@@ -110,8 +110,13 @@ export function createMetricsCache(
 
 /** What tells {@link keepWarm} that the polled sections moved (the poll thread's publications). */
 export interface Publisher {
-  /** `readied`: this publication made the exporter ready, so the next scrape must show it. */
-  onPublished(listener: (publication: { readonly readied: boolean }) => void): void;
+  onPublished(listener: (publication: Published) => void): void;
+}
+
+/** What a {@link Publisher} says of each publication. */
+export interface Published {
+  /** This publication made the exporter ready, so the next scrape must show it. */
+  readonly readied: boolean;
 }
 
 /**
