@@ -16,7 +16,7 @@ export interface Variable {
 }
 
 function variable(v: Variable): cog.Builder<dashboard.VariableModel> {
-  // Grafana keys a dashboard's variables by id; the SDK gives every one the same, Grafana's own are the name.
+  // The SDK gives every variable the same id (a zero UUID); Grafana's own models use the name, unique.
   const b = new dashboard.QueryVariableBuilder(v.name)
     .id(v.name)
     .label(v.label)
