@@ -136,7 +136,7 @@ async function checkConfig(args: string[], hostname?: string): Promise<{ code: n
   }
 }
 
-const variants = ['default', 'sharded', 'monitoring', 'existing-secret'];
+const variants = ['default', 'sharded', 'monitoring', 'existing-secret', 'hardened'];
 
 describe.each(variants)('the exporter accepts what ci/%s-values.yaml gives a pod', (variant) => {
   it('passes --check-config with the rendered args, config, credentials and web config', async () => {
