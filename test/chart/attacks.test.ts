@@ -247,6 +247,13 @@ describe('credentials outside the Secret', () => {
     },
   );
 
+  it('an extra container’s env with a plain credential fails too', async () => {
+    const sidecar = { name: 'sidecar', image: 'busybox:1.37', env: [{ name: 'API_TOKEN', value: 'x' }] };
+    expect(await refusal(renderValues({ ...withToken, extraInitContainers: [sidecar] }))).toContain(
+      'extraInitContainers[0].env[0] (API_TOKEN): a plain value under a name that says credential',
+    );
+  });
+
   it('env with a proxy URL carrying a password fails; without one it renders', async () => {
     const proxy = (value: string) => renderValues({ ...withToken, env: [{ name: 'HTTPS_PROXY', value }] });
     expect(await refusal(proxy('http://user:pw@proxy:3128'))).toContain('env[0].value is a URL with a user');

@@ -193,6 +193,13 @@ describe('memory quantities', () => {
     expect(message).toContain('like 384Mi');
   });
 
+  it('an extra container’s bare-number memory fails the same way', async () => {
+    const sidecar = { name: 'sidecar', image: 'busybox:1.37', resources: { limits: { memory: 64 } } };
+    expect(await refusal(render({ extraContainers: [sidecar] }))).toContain(
+      'extraContainers[0].resources.limits.memory: 64 is a number of bytes',
+    );
+  });
+
   it('quantities with a unit render as given; cpu may be a bare number (cores)', async () => {
     const resources = { requests: { cpu: 1, memory: '200M' }, limits: { memory: '1Gi' } };
     const c = pod(await validAll(await render({ resources }))).containers[0]!;

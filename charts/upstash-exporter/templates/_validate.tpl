@@ -93,8 +93,18 @@ says credential.
 {{- if has $env.name $exporterVariables -}}
 {{- fail (printf "env[%d] (%s): the exporter reads its settings from the config file the chart passes with --config and ignores this variable; put the setting in config (credentials in secret, referred to by token_file or api_key_file)" $i $env.name) -}}
 {{- end -}}
-{{- if and (hasKey $env "value") (regexMatch "(?i)(^|_)(TOKEN|API_?KEY|APIKEY|KEY|PASSWORD|PASSWD|PASS|SECRET|CREDENTIALS?|AUTH)(_|$)" $env.name) (not (regexMatch "(?i)_(FILE|PATH|DIR)$" $env.name)) -}}
-{{- fail (printf "env[%d] (%s): a plain value under a name that says credential would be written into the pod spec; take it from a Secret with valueFrom.secretKeyRef" $i $env.name) -}}
+{{- end -}}
+{{- $envs := dict "env" .Values.env -}}
+{{- range $key := list "extraContainers" "extraInitContainers" -}}
+{{- range $i, $c := get $.Values $key -}}
+{{- $_ := set $envs (printf "%s[%d].env" $key $i) ($c.env | default list) -}}
+{{- end -}}
+{{- end -}}
+{{- range $path, $list := $envs -}}
+{{- range $i, $env := $list -}}
+{{- if and (hasKey $env "value") (regexMatch "(?i)(^|_)(TOKEN|API_?KEY|APIKEY|KEY|PASSWORD|PASSWD|PASS|SECRET|CREDENTIALS?|AUTH)(_|$)" (toString $env.name)) (not (regexMatch "(?i)_(FILE|PATH|DIR)$" (toString $env.name))) -}}
+{{- fail (printf "%s[%d] (%s): a plain value under a name that says credential would be written into the pod spec; take it from a Secret with valueFrom.secretKeyRef" $path $i $env.name) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -185,10 +195,18 @@ Values the API server would refuse, or that would do something other than they s
 {{- fail (printf "serviceMonitor.basicAuth.%s: a plain value would be written into the ServiceMonitor, which anyone allowed to read it sees; give a Secret reference, {name: <secret>, key: <key>} (the Prometheus Operator reads it from that Secret)" $field) -}}
 {{- end -}}
 {{- end -}}
+{{- $resources := dict "resources" .Values.resources -}}
+{{- range $key := list "extraContainers" "extraInitContainers" -}}
+{{- range $i, $c := get $.Values $key -}}
+{{- $_ := set $resources (printf "%s[%d].resources" $key $i) ($c.resources | default dict) -}}
+{{- end -}}
+{{- end -}}
+{{- range $path, $of := $resources -}}
 {{- range $kind := list "requests" "limits" -}}
-{{- $memory := dig $kind "memory" "" ($.Values.resources | default dict) -}}
+{{- $memory := dig $kind "memory" "" ($of | default dict) -}}
 {{- if or (kindIs "float64" $memory) (kindIs "int64" $memory) (kindIs "int" $memory) (regexMatch "^[0-9.]+(e[0-9]+)?m?$" (toString $memory)) -}}
-{{- fail (printf "resources.%s.memory: %v is a number of bytes (or, with m, of thousandths of a byte), far too little for the exporter; give a quantity with a binary unit, like 384Mi" $kind $memory) -}}
+{{- fail (printf "%s.%s.memory: %v is a number of bytes (or, with m, of thousandths of a byte), far too little for a container; give a quantity with a binary unit, like 384Mi" $path $kind $memory) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- range $name, $probe := dict "livenessProbe" .Values.livenessProbe "readinessProbe" .Values.readinessProbe "startupProbe" .Values.startupProbe -}}
