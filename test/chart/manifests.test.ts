@@ -81,6 +81,19 @@ describe('extra volumes and mounts beside the chart’s own', () => {
     );
   });
 
+  it('one extra mount inside another of the user’s is fine (only the chart’s paths are kept clear)', async () => {
+    const volumes = [
+      { name: 'data', emptyDir: {} },
+      { name: 'cache', emptyDir: {} },
+    ];
+    const mounts = [
+      { name: 'data', mountPath: '/data' },
+      { name: 'cache', mountPath: '/data/cache' },
+    ];
+    const objects = await validAll(await render({ extraVolumes: volumes, extraVolumeMounts: mounts }));
+    expect(pod(objects).containers[0]!.volumeMounts?.slice(-2)).toEqual(mounts);
+  });
+
   it('a secret.mountPath of its own moves the reserved path with it', async () => {
     const values = {
       secret: { ...withToken.secret, mountPath: '/var/run/upstash' },

@@ -106,9 +106,9 @@ The exporter container's own mount paths.
 {{- end -}}
 
 {{/*
-Mounts of one container: each names a volume of the pod and its own path, not one of the chart's, nor
-inside one of the chart's (a read-only volume, or the chart's files hidden). Takes (dict path mounts
-volumes own) where own is the paths already mounted in that container.
+Mounts of one container: each names a volume of the pod and a path of its own, neither one already
+mounted nor inside one of the chart's (a read-only volume, or the chart's files hidden). Takes (dict path
+mounts volumes own) where own is the chart's paths in that container.
 */}}
 {{- define "upstash-exporter.checkMounts" -}}
 {{- $paths := .own -}}
@@ -119,7 +119,8 @@ volumes own) where own is the paths already mounted in that container.
 {{- end -}}
 {{- $path := trimSuffix "/" (toString $mount.mountPath) -}}
 {{- range $taken := $paths -}}
-{{- if or (eq $path $taken) (hasPrefix (printf "%s/" $taken) $path) -}}
+{{- /* Inside one of the chart's mounts: a read-only volume, or the chart's files hidden. */}}
+{{- if or (eq $path $taken) (and (has $taken $.own) (hasPrefix (printf "%s/" $taken) $path)) -}}
 {{- fail (printf "%s: %s is already mounted at %s in this container (or lies inside it); mount it elsewhere, e.g. under /etc/extra" $at $path $taken) -}}
 {{- end -}}
 {{- end -}}
