@@ -320,6 +320,16 @@ describe('pass-through objects are typed by values.schema.json', () => {
       '/networkPolicy/egress/0/ports/0/port',
     ],
     [
+      'a relabeling with a string for sourceLabels',
+      { serviceMonitor: { relabelings: [{ sourceLabels: 'pod', targetLabel: 'x' }] } },
+      '/serviceMonitor/relabelings/0/sourceLabels',
+    ],
+    [
+      'a metric relabeling with an unknown action',
+      { serviceMonitor: { metricRelabelings: [{ action: 'relabel' }] } },
+      '/serviceMonitor/metricRelabelings/0/action',
+    ],
+    [
       'dnsConfig with a number as an option value',
       { dnsConfig: { options: [{ name: 'ndots', value: 2 }] } },
       '/dnsConfig/options/0/value',
