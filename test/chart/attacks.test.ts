@@ -88,6 +88,17 @@ describe('credentials outside the Secret', () => {
     ['config.password', { password: 'x' }],
     ['config.http.bearer', { http: { bearer: 'x' } }],
     ['config.qstash[0].QSTASH_SECRET', { qstash: [{ name: 'eu', QSTASH_SECRET: 'x' }] }],
+    // camelCase, as a platform engineer's own tooling may write them (issue 32)
+    ['config.qstash[0].qstashToken', { qstash: [{ name: 'eu', qstashToken: 'x' }] }],
+    [
+      'config.management[0].upstashApiKey',
+      { management: [{ name: 'm', email: 'a@b.c', upstashApiKey: 'x' }] },
+    ],
+    ['config.management[0].apiKey', { management: [{ name: 'm', email: 'a@b.c', apiKey: 'x' }] }],
+    ['config.management[0].APIKey', { management: [{ name: 'm', email: 'a@b.c', APIKey: 'x' }] }],
+    ['config.http.proxyPassword', { http: { proxyPassword: 'x' } }],
+    ['config.http.clientSecret', { http: { clientSecret: 'x' } }],
+    ['config.http.basicAuth', { http: { basicAuth: 'x' } }],
   ])('a key naming a credential (%s) fails and says to use the Secret', async (path, config) => {
     const message = await refusal(renderValues({ config }));
     expect(message).toContain(`${path}: credentials must not be in the ConfigMap`);
@@ -103,6 +114,8 @@ describe('credentials outside the Secret', () => {
     ['a URL with a user', 'https://token@qstash.upstash.io', 'is a URL with a user or password'],
     ['a QStash-shaped token', 'eyJVc2VySUQiOiJ4In0=', 'looks like a token'],
     ['an Authorization header', 'Bearer abcdefghijkl', 'looks like an Authorization header'],
+    ['an Upstash API key (a UUID)', '96ad0856-03b1-4ee7-9666-e81abd0349e1', 'looks like an Upstash API key'],
+    ['a UUID in upper case', '96AD0856-03B1-4EE7-9666-E81ABD0349E1', 'looks like an Upstash API key'],
   ])('%s as any config value fails', async (_what, value, why) => {
     const message = await refusal(renderValues({ config: { qstash: [{ name: 'eu', url: value }] } }));
     expect(message).toContain(`config.qstash[0].url ${why}`);
@@ -111,7 +124,21 @@ describe('credentials outside the Secret', () => {
   it.each([
     ['podAnnotations', { podAnnotations: { note: 'eyJVc2VySUQiOiJ4In0=' } }, 'podAnnotations.note'],
     ['extraArgs', { extraArgs: ['--proxy=http://u:p@proxy:3128'] }, 'extraArgs[0]'],
-    ['affinity', { affinity: { x: 'Basic dXNlcjpwYXNzd29yZA==' } }, 'affinity.x'],
+    [
+      'affinity',
+      {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                { matchExpressions: [{ key: 'k', operator: 'In', values: ['Basic dXNlcjpwYXNzd29yZA=='] }] },
+              ],
+            },
+          },
+        },
+      },
+      'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]',
+    ],
     [
       'an extraManifests ConfigMap',
       { extraManifests: [{ apiVersion: 'v1', kind: 'ConfigMap', data: { t: 'eyJVc2VySUQiOiJ4In0=' } }] },
@@ -124,6 +151,61 @@ describe('credentials outside the Secret', () => {
     ],
   ])('a credential-shaped value in %s fails too', async (_where, values, path) => {
     expect(await refusal(renderValues(values))).toContain(path);
+  });
+
+  it('camelCase keys that name a file are fine (tokenFile, apiKeyFile), as are database IDs, which are UUIDs', async () => {
+    const id = '96ad0856-03b1-4ee7-9666-e81abd0349e1';
+    const config = {
+      qstash: [{ name: 'eu', token_file: '/etc/upstash-exporter/secrets/qstash-token' }],
+      management: [
+        { name: 'm', email: 'a@b.c', api_key_file: '/etc/upstash-exporter/secrets/k', databases: [id] },
+      ],
+      extra: { tokenFile: '/x', apiKeyFile: '/y', keyspace: 'z', monkey: 'w' },
+    };
+    const configMap = (await renderValues({ ...withToken, config })).find((o) => o.kind === 'ConfigMap')!;
+    expect(configMap.data!['config.yaml']).toContain(id);
+    // The same UUID anywhere else is taken for an API key.
+    const elsewhere = { ...config, management: [{ ...config.management[0], name: id }] };
+    expect(await refusal(renderValues({ ...withToken, config: elsewhere }))).toContain(
+      'config.management[0].name looks like an Upstash API key (a UUID)',
+    );
+    expect(await refusal(renderValues({ ...withToken, podAnnotations: { key: id } }))).toContain(
+      'podAnnotations.key looks like an Upstash API key',
+    );
+  });
+
+  it.each(['username', 'password'])(
+    'serviceMonitor.basicAuth.%s as a plain string fails and asks for a Secret reference',
+    async (field) => {
+      const basicAuth = {
+        username: { name: 's', key: 'u' },
+        password: { name: 's', key: 'p' },
+        [field]: 'plain',
+      };
+      const message = await refusal(
+        renderValues({ ...withToken, serviceMonitor: { enabled: true, basicAuth } }),
+      );
+      expect(message).toContain(
+        `serviceMonitor.basicAuth.${field}: a plain value would be written into the ServiceMonitor`,
+      );
+      expect(message).toContain('{name: <secret>, key: <key>}');
+    },
+  );
+
+  it('serviceMonitor.basicAuth with Secret references renders them in the ServiceMonitor, and nothing else', async () => {
+    const basicAuth = {
+      username: { name: 's', key: 'u' },
+      password: { name: 's', key: 'p', optional: false },
+    };
+    const objects = await renderValues({ ...withToken, serviceMonitor: { enabled: true, basicAuth } });
+    const monitor = one(objects, 'ServiceMonitor');
+    await validate(monitor);
+    expect((monitor.spec as { endpoints: { basicAuth: unknown }[] }).endpoints[0]!.basicAuth).toEqual(
+      basicAuth,
+    );
+    expect(
+      await refusal(renderValues({ serviceMonitor: { basicAuth: { password: { name: 's' } } } })),
+    ).toContain('/serviceMonitor/basicAuth/password');
   });
 
   it('is allowed where it belongs: secret.data, webConfig.content and an extraManifests Secret', async () => {
@@ -164,6 +246,13 @@ describe('credentials outside the Secret', () => {
       expect(container(await renderValues({ ...withToken, env: [env] })).env).toEqual([env]);
     },
   );
+
+  it('an extra container’s env with a plain credential fails too', async () => {
+    const sidecar = { name: 'sidecar', image: 'busybox:1.37', env: [{ name: 'API_TOKEN', value: 'x' }] };
+    expect(await refusal(renderValues({ ...withToken, extraInitContainers: [sidecar] }))).toContain(
+      'extraInitContainers[0].env[0] (API_TOKEN): a plain value under a name that says credential',
+    );
+  });
 
   it('env with a proxy URL carrying a password fails; without one it renders', async () => {
     const proxy = (value: string) => renderValues({ ...withToken, env: [{ name: 'HTTPS_PROXY', value }] });

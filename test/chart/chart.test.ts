@@ -67,10 +67,11 @@ it("has the exporter's version as appVersion (the default image tag)", () => {
   expect(chart.appVersion).toBe(packageVersion);
 });
 
-it('has the four ci variants the README names', () => {
+it('has the five ci variants the README names', () => {
   expect(ciFiles).toEqual([
     'default-values.yaml',
     'existing-secret-values.yaml',
+    'hardened-values.yaml',
     'monitoring-values.yaml',
     'sharded-values.yaml',
   ]);
@@ -126,7 +127,7 @@ describe.each(variants)('%s', (variant, files) => {
     expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
   });
 
-  it('runs one hardened container: non-root, read-only root, no capabilities, seccomp, probes, resources', () => {
+  it('runs the hardened exporter first: non-root, read-only root, no capabilities, seccomp, probes, resources', () => {
     const [workload, ...others] = workloads(objectsOf(variant));
     expect(others).toEqual([]);
     const pod = podSpec(workload!);
@@ -136,7 +137,11 @@ describe.each(variants)('%s', (variant, files) => {
     });
     expect(pod.securityContext?.runAsUser).toBeGreaterThan(0);
     expect(pod.automountServiceAccountToken).toBe(false);
-    expect(pod.containers).toHaveLength(1);
+    // One container, or the exporter followed by extraContainers (ci/hardened-values.yaml).
+    expect(pod.containers.map((c) => c.name)).toEqual([
+      'exporter',
+      ...(variant === 'ci/hardened-values.yaml' ? ['config-reloader'] : []),
+    ]);
     const container = pod.containers[0]!;
     expect(container.image).toBe(`upstash-exporter:${chart.appVersion}`);
     expect(container.securityContext).toMatchObject({
@@ -245,10 +250,11 @@ describe('ci/sharded-values.yaml: three shards', () => {
     expect(flag(args, '--total-shards')).toBe('3');
   });
 
-  it('governs the pods with a headless Service whose name is the StatefulSet serviceName', () => {
+  it('names its ClusterIP Service (not headless: see upgrade.test.ts) as the StatefulSet serviceName', () => {
     const objects = objectsOf('ci/sharded-values.yaml');
     const service = one(objects, 'Service');
-    expect(service.spec?.clusterIP).toBe('None');
+    expect(service.spec?.type).toBe('ClusterIP');
+    expect(service.spec?.clusterIP).toBeUndefined();
     expect(one(objects, 'StatefulSet').spec?.serviceName).toBe(service.metadata.name);
   });
 
@@ -269,7 +275,7 @@ describe('ci/sharded-values.yaml: three shards', () => {
   it('refuses a load-balanced Service type with shards', async () => {
     await expect(
       render({ files: ci('sharded-values.yaml'), set: ['service.type=NodePort'] }),
-    ).rejects.toThrow(/service.type: shards need a headless ClusterIP Service/);
+    ).rejects.toThrow(/service.type: shards need a ClusterIP Service/);
   });
 });
 
@@ -407,7 +413,7 @@ describe('NOTES.txt', () => {
     expect(await notes('-f', ci('default-values.yaml')[0]!)).not.toContain('WARNING');
   });
 
-  it('points at one shard, not the headless Service, when sharded', async () => {
+  it('points at one shard, not the Service (which mixes the shards), when sharded', async () => {
     expect(await notes('-f', ci('sharded-values.yaml')[0]!)).toContain(`port-forward pod/${RELEASE}-0 9645`);
   });
 });

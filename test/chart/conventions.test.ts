@@ -293,6 +293,90 @@ describe('networkPolicy, extraManifests, image.registry', () => {
   });
 });
 
+describe('prometheusScrape, global.imagePullSecrets, dnsConfig, topologySpreadConstraints (issue 32)', () => {
+  const pod = (objects: K8sObject[]) => podSpec(workloads(objects)[0]!);
+
+  it('prometheusScrape annotates the Service for a Prometheus without the Operator; service.annotations win', async () => {
+    const annotations = async (values: Record<string, unknown>) => {
+      const service = one(await renderValues({ ...withToken, ...values }), 'Service');
+      await validate(service);
+      return service.metadata.annotations;
+    };
+    expect(await annotations({})).toBeUndefined();
+    expect(await annotations({ prometheusScrape: true })).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '9645',
+      'prometheus.io/path': '/metrics',
+      'prometheus.io/scheme': 'http',
+    });
+    const tls = { enabled: true, content: { tls_server_config: { cert_file: 'c', key_file: 'k' } } };
+    expect(
+      await annotations({
+        prometheusScrape: true,
+        containerPort: 9000,
+        webConfig: tls,
+        service: { annotations: { 'prometheus.io/path': '/custom', team: 'infra' } },
+      }),
+    ).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '9000',
+      'prometheus.io/path': '/custom',
+      'prometheus.io/scheme': 'https',
+      team: 'infra',
+    });
+  });
+
+  it('global.imagePullSecrets (names or {name}) come before image.pullSecrets, each name once', async () => {
+    const objects = await renderValues({
+      ...withToken,
+      global: { imagePullSecrets: ['mirror', { name: 'shared' }] },
+      image: { pullSecrets: [{ name: 'shared' }, { name: 'own' }] },
+    });
+    await validate(workloads(objects)[0]!);
+    expect(pod(objects).imagePullSecrets).toEqual([{ name: 'mirror' }, { name: 'shared' }, { name: 'own' }]);
+    expect(pod(await renderValues(withToken)).imagePullSecrets).toBeUndefined();
+  });
+
+  it('passes dnsPolicy and dnsConfig; None without nameservers fails', async () => {
+    const dnsConfig = {
+      nameservers: ['10.0.0.10'],
+      searches: ['svc.cluster.local'],
+      options: [{ name: 'ndots', value: '2' }],
+    };
+    const objects = await renderValues({ ...withToken, dnsPolicy: 'None', dnsConfig });
+    await validate(workloads(objects)[0]!);
+    expect(pod(objects)).toMatchObject({ dnsPolicy: 'None', dnsConfig });
+    expect(await refusal(renderValues({ ...withToken, dnsPolicy: 'None' }))).toContain(
+      'dnsPolicy: None takes every DNS setting from dnsConfig',
+    );
+  });
+
+  it('a spread constraint without labelSelector spreads this release’s pods; one with its own keeps it', async () => {
+    const own = { matchLabels: { team: 'infra' } };
+    const objects = await renderValues({
+      ...withToken,
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+        {
+          maxSkew: 2,
+          topologyKey: 'kubernetes.io/hostname',
+          whenUnsatisfiable: 'DoNotSchedule',
+          labelSelector: own,
+        },
+      ],
+    });
+    await validate(workloads(objects)[0]!);
+    const [first, second] = pod(objects).topologySpreadConstraints!;
+    expect(first!.labelSelector).toEqual({
+      matchLabels: {
+        'app.kubernetes.io/name': 'upstash-exporter',
+        'app.kubernetes.io/instance': 'upstash-exporter',
+      },
+    });
+    expect(second!.labelSelector).toEqual(own);
+  });
+});
+
 describe("the chart's README", () => {
   it('documents every value of values.yaml', () => {
     const readme = readFileSync(join(CHART, 'README.md'), 'utf8');

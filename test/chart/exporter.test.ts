@@ -136,7 +136,7 @@ async function checkConfig(args: string[], hostname?: string): Promise<{ code: n
   }
 }
 
-const variants = ['default', 'sharded', 'monitoring', 'existing-secret'];
+const variants = ['default', 'sharded', 'monitoring', 'existing-secret', 'hardened'];
 
 describe.each(variants)('the exporter accepts what ci/%s-values.yaml gives a pod', (variant) => {
   it('passes --check-config with the rendered args, config, credentials and web config', async () => {
@@ -145,12 +145,16 @@ describe.each(variants)('the exporter accepts what ci/%s-values.yaml gives a pod
     const { args, secrets } = await layOut(objects);
     const workload = workloads(objects)[0]!;
     const sharded = workload.kind === 'StatefulSet';
-    const { code, output } = await checkConfig(args, sharded ? `${RELEASE}-2` : undefined);
+    // The last pod of the StatefulSet: shard 2 of 3 (ci/sharded), shard 1 of 2 (ci/hardened).
+    const last = Number(workload.spec?.replicas) - 1;
+    const { code, output } = await checkConfig(args, sharded ? `${RELEASE}-${last}` : undefined);
     expect(output).toContain('configuration OK');
     expect(code).toBe(0);
     for (const secret of secrets) expect(output).not.toContain(secret);
     const total = flag(args, '--total-shards');
-    expect(output).toContain(sharded ? `sharding: shard 2 of ${total ?? '?'}` : 'sharding: shard 0 of 1');
+    expect(output).toContain(
+      sharded ? `sharding: shard ${last} of ${total ?? '?'}` : 'sharding: shard 0 of 1',
+    );
     expect(output).toContain('log_format: json');
   });
 });

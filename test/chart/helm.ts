@@ -99,6 +99,13 @@ export interface PodSpec {
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
   automountServiceAccountToken?: boolean;
   containers: Container[];
+  initContainers?: Container[];
+  imagePullSecrets?: { name: string }[];
+  hostUsers?: boolean;
+  dnsPolicy?: string;
+  dnsConfig?: Record<string, unknown>;
+  tolerations?: Record<string, unknown>[];
+  topologySpreadConstraints?: Record<string, unknown>[];
   volumes?: {
     name: string;
     secret?: { secretName: string; defaultMode?: number };
@@ -228,4 +235,9 @@ export function flag(args: string[], name: string): string | undefined {
     if (arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
   }
   return undefined;
+}
+
+/** The pod template (metadata and spec) of a Deployment or StatefulSet, as Pod Security sees it. */
+export function podTemplate(workload: K8sObject): unknown {
+  return (workload.spec as { template: unknown }).template;
 }

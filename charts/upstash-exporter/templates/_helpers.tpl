@@ -207,3 +207,32 @@ Milliseconds of a Prometheus duration as the schema allows it (a number and ms, 
 {{- $unit := regexFind "[a-z]+$" . -}}
 {{- mul $n (get (dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000) $unit) -}}
 {{- end -}}
+
+{{/*
+The image pull Secrets: global.imagePullSecrets (prometheus-community's global, names or {name}) and
+image.pullSecrets, each name once.
+*/}}
+{{- define "upstash-exporter.pullSecrets" -}}
+{{- $names := list -}}
+{{- range concat (dig "imagePullSecrets" list (.Values.global | default dict)) .Values.image.pullSecrets -}}
+{{- $names = append $names (ternary . (get (ternary . dict (kindIs "map" .)) "name") (kindIs "string" .)) -}}
+{{- end -}}
+{{- $secrets := list -}}
+{{- range uniq $names -}}
+{{- $secrets = append $secrets (dict "name" .) -}}
+{{- end -}}
+{{- toJson $secrets -}}
+{{- end -}}
+
+{{/*
+The Service's annotations: prometheus.io/* with prometheusScrape (for a Prometheus without the
+Operator, whose kubernetes-service-endpoints job reads them), under service.annotations, which win.
+*/}}
+{{- define "upstash-exporter.serviceAnnotations" -}}
+{{- $annotations := deepCopy (.Values.service.annotations | default dict) -}}
+{{- if .Values.prometheusScrape -}}
+{{- $scheme := ternary "https" "http" (eq (include "upstash-exporter.tls" .) "true") -}}
+{{- $annotations = merge $annotations (dict "prometheus.io/scrape" "true" "prometheus.io/port" (toString (int .Values.containerPort)) "prometheus.io/path" "/metrics" "prometheus.io/scheme" $scheme) -}}
+{{- end -}}
+{{- with $annotations -}}{{- toYaml . -}}{{- end -}}
+{{- end -}}

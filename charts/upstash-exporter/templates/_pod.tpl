@@ -5,6 +5,7 @@ null removes a key in Helm, which must not remove the hardening), and no root us
 {{- define "upstash-exporter.podSecurityContext" -}}
 {{- $context := deepCopy (.Values.podSecurityContext | default dict) -}}
 {{- include "upstash-exporter.checkSecurityContext" (dict "path" "podSecurityContext" "context" $context) -}}
+{{- include "upstash-exporter.checkPodSecurity" (dict "path" "podSecurityContext" "context" $context) -}}
 {{- $_ := set $context "runAsNonRoot" true -}}
 {{- if not (dig "seccompProfile" "type" "" $context) -}}
 {{- $_ := set $context "seccompProfile" (dict "type" "RuntimeDefault") -}}
@@ -19,6 +20,7 @@ contradicts it fails instead of weakening it.
 {{- define "upstash-exporter.securityContext" -}}
 {{- $context := deepCopy (.Values.securityContext | default dict) -}}
 {{- include "upstash-exporter.checkSecurityContext" (dict "path" "securityContext" "context" $context) -}}
+{{- include "upstash-exporter.checkPodSecurity" (dict "path" "securityContext" "context" $context) -}}
 {{- $required := dict "allowPrivilegeEscalation" false "privileged" false "readOnlyRootFilesystem" true "runAsNonRoot" true -}}
 {{- range $key, $want := $required -}}
 {{- if and (hasKey $context $key) (ne (get $context $key) $want) -}}
@@ -110,8 +112,19 @@ metadata:
 spec:
   serviceAccountName: {{ include "upstash-exporter.serviceAccountName" . | quote }}
   automountServiceAccountToken: {{ .Values.serviceAccount.automountServiceAccountToken }}
-  {{- with .Values.image.pullSecrets }}
+  {{- with include "upstash-exporter.pullSecrets" . | fromJsonArray }}
   imagePullSecrets:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- if not .Values.hostUsers }}
+  # A user namespace: root in the container is an unprivileged user on the node.
+  hostUsers: false
+  {{- end }}
+  {{- with .Values.dnsPolicy }}
+  dnsPolicy: {{ . | quote }}
+  {{- end }}
+  {{- with .Values.dnsConfig }}
+  dnsConfig:
     {{- toYaml . | nindent 4 }}
   {{- end }}
   {{- with .Values.priorityClassName }}
@@ -120,6 +133,10 @@ spec:
   securityContext:
     {{- include "upstash-exporter.podSecurityContext" . | nindent 4 }}
   terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds | int }}
+  {{- with include "upstash-exporter.extraContainers" (dict "root" . "key" "extraInitContainers") }}
+  initContainers:
+    {{- . | nindent 4 }}
+  {{- end }}
   containers:
     - name: exporter
       image: {{ include "upstash-exporter.image" . | quote }}
@@ -181,8 +198,12 @@ spec:
         - name: tmp
           mountPath: /tmp
         {{- with .Values.extraVolumeMounts }}
+        {{- include "upstash-exporter.checkMounts" (dict "path" "extraVolumeMounts" "mounts" . "volumes" (include "upstash-exporter.podVolumes" $ | fromJsonArray) "own" (include "upstash-exporter.ownMountPaths" $ | fromJsonArray)) }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
+    {{- with include "upstash-exporter.extraContainers" (dict "root" . "key" "extraContainers") }}
+    {{- . | nindent 4 }}
+    {{- end }}
   volumes:
     - name: config
       configMap:
@@ -209,6 +230,7 @@ spec:
       emptyDir:
         sizeLimit: 16Mi
     {{- with .Values.extraVolumes }}
+    {{- include "upstash-exporter.checkVolumes" $ }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
   {{- with .Values.nodeSelector }}
@@ -221,7 +243,14 @@ spec:
   {{- end }}
   {{- with .Values.topologySpreadConstraints }}
   topologySpreadConstraints:
-    {{- toYaml . | nindent 4 }}
+    {{- /* Without a labelSelector a constraint counts no pod: spread this release's pods. */}}
+    {{- range . }}
+    {{- $constraint := deepCopy . }}
+    {{- if not (hasKey $constraint "labelSelector") }}
+    {{- $_ := set $constraint "labelSelector" (dict "matchLabels" (include "upstash-exporter.selectorLabels" $ | fromYaml)) }}
+    {{- end }}
+    - {{- toYaml $constraint | nindent 6 }}
+    {{- end }}
   {{- end }}
   {{- with .Values.tolerations }}
   tolerations:

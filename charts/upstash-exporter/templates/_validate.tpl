@@ -7,6 +7,8 @@ Included once, by configmap.yaml (rendered in every variant).
 {{- include "upstash-exporter.validateOwned" . -}}
 {{- include "upstash-exporter.validateLabels" . -}}
 {{- include "upstash-exporter.validateWorkload" . -}}
+{{- include "upstash-exporter.validateObjects" . -}}
+{{- include "upstash-exporter.checkPodAnnotations" . -}}
 {{- end -}}
 
 {{/*
@@ -14,6 +16,13 @@ A key of the exporter's config that names a credential (its *_file keys are fine
 */}}
 {{- define "upstash-exporter.credentialKey" -}}
 (?i)(^|[_.-])(tokens?|api_?key|apikey|key|passwords?|passwd|secrets?|credentials?|auth|authorization|bearer)$
+{{- end -}}
+
+{{/*
+The same in camelCase (qstashToken, upstashApiKey, apiKey): a word starting with a capital letter.
+*/}}
+{{- define "upstash-exporter.camelCredentialKey" -}}
+[a-z0-9](Tokens?|TOKENS?|Api_?Key|APIKey|ApiKEY|Key|KEY|Passwords?|PASSWORD|Passwd|Secrets?|SECRET|Credentials?|Auth|AUTH|Authorization|Bearer)$
 {{- end -}}
 
 {{/*
@@ -26,7 +35,7 @@ private key; with "keys", also on a map key naming a credential. Takes (dict pat
 {{- if kindIs "map" $value -}}
 {{- range $key, $item := $value -}}
 {{- $path := printf "%s.%s" $.path $key -}}
-{{- if and $.keys (regexMatch (include "upstash-exporter.credentialKey" $) $key) -}}
+{{- if and $.keys (or (regexMatch (include "upstash-exporter.credentialKey" $) $key) (regexMatch (include "upstash-exporter.camelCredentialKey" $) $key)) -}}
 {{- fail (printf "%s: credentials must not be in the ConfigMap; put the value in secret.data (or secret.existingSecret) and name its file with the *_file key (token_file, api_key_file: %s/<key>)" $path $.mountPath) -}}
 {{- end -}}
 {{- include "upstash-exporter.scan" (dict "path" $path "value" $item "keys" $.keys "mountPath" $.mountPath) -}}
@@ -45,6 +54,9 @@ private key; with "keys", also on a map key naming a credential. Takes (dict pat
 {{- $why = "looks like an Authorization header value" -}}
 {{- else if regexMatch "-----BEGIN [A-Z ]*PRIVATE KEY-----" $value -}}
 {{- $why = "holds a private key" -}}
+{{- /* Upstash database IDs are UUIDs too, as API keys are: config's list of them holds no credential. */}}
+{{- else if and (not (and $.keys (regexMatch "\\.databases\\[[0-9]+\\]$" $.path))) (regexMatch "(?i)(^|[^0-9a-f-])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}($|[^0-9a-f-])" $value) -}}
+{{- $why = "looks like an Upstash API key (a UUID)" -}}
 {{- end -}}
 {{- if $why -}}
 {{- fail (printf "%s %s: a credential would end up outside a Secret (in a ConfigMap, the pod spec or another object anyone allowed to read them sees); put it in secret.data or secret.existingSecret and refer to the file, or use valueFrom.secretKeyRef" $.path $why) -}}
@@ -81,8 +93,18 @@ says credential.
 {{- if has $env.name $exporterVariables -}}
 {{- fail (printf "env[%d] (%s): the exporter reads its settings from the config file the chart passes with --config and ignores this variable; put the setting in config (credentials in secret, referred to by token_file or api_key_file)" $i $env.name) -}}
 {{- end -}}
-{{- if and (hasKey $env "value") (regexMatch "(?i)(^|_)(TOKEN|API_?KEY|APIKEY|KEY|PASSWORD|PASSWD|PASS|SECRET|CREDENTIALS?|AUTH)(_|$)" $env.name) (not (regexMatch "(?i)_(FILE|PATH|DIR)$" $env.name)) -}}
-{{- fail (printf "env[%d] (%s): a plain value under a name that says credential would be written into the pod spec; take it from a Secret with valueFrom.secretKeyRef" $i $env.name) -}}
+{{- end -}}
+{{- $envs := dict "env" .Values.env -}}
+{{- range $key := list "extraContainers" "extraInitContainers" -}}
+{{- range $i, $c := get $.Values $key -}}
+{{- $_ := set $envs (printf "%s[%d].env" $key $i) ($c.env | default list) -}}
+{{- end -}}
+{{- end -}}
+{{- range $path, $list := $envs -}}
+{{- range $i, $env := $list -}}
+{{- if and (hasKey $env "value") (regexMatch "(?i)(^|_)(TOKEN|API_?KEY|APIKEY|KEY|PASSWORD|PASSWD|PASS|SECRET|CREDENTIALS?|AUTH)(_|$)" (toString $env.name)) (not (regexMatch "(?i)_(FILE|PATH|DIR)$" (toString $env.name))) -}}
+{{- fail (printf "%s[%d] (%s): a plain value under a name that says credential would be written into the pod spec; take it from a Secret with valueFrom.secretKeyRef" $path $i $env.name) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -127,7 +149,7 @@ Settings of the workload that render but break or weaken it.
 */}}
 {{- define "upstash-exporter.validateWorkload" -}}
 {{- if and (include "upstash-exporter.sharded" .) (ne .Values.service.type "ClusterIP") -}}
-{{- fail "service.type: shards need a headless ClusterIP Service (each shard exports different series; a load-balanced address would mix them)" -}}
+{{- fail "service.type: shards need a ClusterIP Service (each shard exports different series; a load-balanced address would mix them)" -}}
 {{- end -}}
 {{- if and .Values.serviceMonitor.enabled .Values.podMonitor.enabled -}}
 {{- fail "serviceMonitor.enabled and podMonitor.enabled: both would scrape every pod, twice; keep one" -}}
@@ -155,5 +177,56 @@ Settings of the workload that render but break or weaken it.
 {{- fail (printf "%s.httpGet.httpHeaders: an Authorization header would write a credential into the pod spec; probe an open path (/healthz, /readyz)" $name) -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Values the API server would refuse, or that would do something other than they say.
+*/}}
+{{- define "upstash-exporter.validateObjects" -}}
+{{- range $key, $_ := .Values.secret.data -}}
+{{- if or (not (regexMatch "^[-._a-zA-Z0-9]+$" $key)) (hasPrefix ".." $key) (eq $key ".") (gt (len $key) 253) -}}
+{{- fail (printf "secret.data: %q is not a valid Secret key (the API takes letters, digits, '-', '_' and '.', at most 253, and neither '.' nor a key starting with '..', which the kubelet keeps for its own links); rename it, e.g. qstash-token, and name that file in token_file" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- range $field := list "username" "password" -}}
+{{- $value := get $.Values.serviceMonitor.basicAuth $field -}}
+{{- if and $value (not (kindIs "map" $value)) -}}
+{{- fail (printf "serviceMonitor.basicAuth.%s: a plain value would be written into the ServiceMonitor, which anyone allowed to read it sees; give a Secret reference, {name: <secret>, key: <key>} (the Prometheus Operator reads it from that Secret)" $field) -}}
+{{- end -}}
+{{- end -}}
+{{- $resources := dict "resources" .Values.resources -}}
+{{- range $key := list "extraContainers" "extraInitContainers" -}}
+{{- range $i, $c := get $.Values $key -}}
+{{- $_ := set $resources (printf "%s[%d].resources" $key $i) ($c.resources | default dict) -}}
+{{- end -}}
+{{- end -}}
+{{- range $path, $of := $resources -}}
+{{- range $kind := list "requests" "limits" -}}
+{{- $memory := dig $kind "memory" "" ($of | default dict) -}}
+{{- if or (kindIs "float64" $memory) (kindIs "int64" $memory) (kindIs "int" $memory) (regexMatch "^[0-9.]+(e[0-9]+)?m?$" (toString $memory)) -}}
+{{- fail (printf "%s.%s.memory: %v is a number of bytes (or, with m, of thousandths of a byte), far too little for a container; give a quantity with a binary unit, like 384Mi" $path $kind $memory) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range $name, $probe := dict "livenessProbe" .Values.livenessProbe "readinessProbe" .Values.readinessProbe "startupProbe" .Values.startupProbe -}}
+{{- include "upstash-exporter.checkHandlerHost" (dict "path" $name "handler" $probe) -}}
+{{- end -}}
+{{- if and (eq .Values.dnsPolicy "None") (not (dig "nameservers" list (.Values.dnsConfig | default dict))) -}}
+{{- fail "dnsPolicy: None takes every DNS setting from dnsConfig, which names no nameserver (the API refuses the pod); add dnsConfig.nameservers, or use ClusterFirst" -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+"true" when the PodDisruptionBudget allows no voluntary eviction: every node drain would wait on it.
+*/}}
+{{- define "upstash-exporter.pdbBlocks" -}}
+{{- $pdb := .Values.podDisruptionBudget -}}
+{{- if $pdb.enabled -}}
+{{- $pods := ternary (int .Values.sharding.shards) 1 (eq (include "upstash-exporter.sharded" .) "true") -}}
+{{- if not (kindIs "invalid" $pdb.minAvailable) -}}
+{{- $min := toString $pdb.minAvailable -}}
+{{- if or (eq $min "100%") (and (not (hasSuffix "%" $min)) (ge (int $min) $pods)) -}}true{{- end -}}
+{{- else if has (toString $pdb.maxUnavailable) (list "0" "0%") -}}true{{- end -}}
 {{- end -}}
 {{- end -}}
