@@ -435,13 +435,49 @@ management:
 
   test('an expanded value cannot inject YAML structure', () => {
     const config = fromYaml(
-      'management:\n  - name: m\n    email: ${E}\n    api_key: k\n    databases: [d]\n',
+      'management:\n  - name: m\n    email: e@x\n    api_key: k\n    databases: ["${E}"]\n',
       {
-        env: { E: 'ops@example.com\nlog_level: debug' },
+        env: { E: 'db-1\nlog_level: debug' },
       },
     );
-    expect(config.management[0]!.email).toBe('ops@example.com\nlog_level: debug');
+    expect(config.management[0]!.databases).toEqual(['db-1\nlog_level: debug']);
     expect(config.logLevel).toBe('info');
+  });
+
+  test('an email that is not an e-mail address (a pasted token) is an error that never shows the value', () => {
+    // Shaped like Upstash's credentials: a key, a base64 token, an address with a space, two @.
+    const pasted = [
+      'a1b2c3d4-e5f6-4a5b-9c8d-0123456789ab',
+      'eyJVc2VySUQiOiJzZWNyZXQtdG9rZW4ifQ==',
+      'ops @example.com',
+      'a@b@c',
+    ];
+    const yaml = `management:\n${pasted
+      .map((value, i) => `  - name: m${i}\n    email: "${value}"\n    api_key: k\n    databases: [d]\n`)
+      .join('')}`;
+    const error = configError(() => fromYaml(yaml));
+    // Every entry reported, each with what is expected.
+    expect(error.problems.map((p) => p.path)).toEqual(pasted.map((_, i) => `management[${i}].email`));
+    for (const problem of error.problems)
+      expect(problem.message).toMatch(/^must be the e-mail address of the account that created the API key/);
+    for (const value of pasted) expect(error.message).not.toContain(value);
+    // The same from the environment, named by its variable; with the other problems of the run.
+    const fromEnvironment = configError(() =>
+      fromEnv({ UPSTASH_EMAIL: pasted[1], UPSTASH_API_KEY: 'k', UPSTASH_MANAGEMENT_URL: 'ftp://x' }),
+    );
+    expect(fromEnvironment.problems.map((p) => p.path).sort()).toEqual([
+      'UPSTASH_EMAIL',
+      'UPSTASH_MANAGEMENT_URL',
+    ]);
+    expect(fromEnvironment.message).not.toContain(pasted[1]);
+    // Addresses as accounts have them pass, a dotless domain too (an intranet's).
+    for (const address of ['ops@example.com', 'first.last+upstash@sub.example.co.uk', 'e@x'])
+      expect(
+        fromYaml(`management:\n  - name: m\n    email: ${address}\n    api_key: k\n`).management[0]!.email,
+      ).toBe(address);
+    expect(() =>
+      fromYaml(`management:\n  - name: m\n    email: ${'a'.repeat(250)}@x.io\n    api_key: k\n`),
+    ).toThrow(ConfigError);
   });
 
   test('an unset or empty variable is an error naming the variable and the field', () => {
