@@ -10,7 +10,7 @@ import type { Config } from './types.js';
 export function summarizeConfig(config: Config): string {
   const lines = [
     `configuration OK (from ${config.origin})`,
-    `listen_address: ${config.listenAddress}`,
+    `listen_address: ${config.listenAddress}, metrics at ${config.telemetryPath}`,
     `log_level: ${config.logLevel}, log_format: ${config.logFormat}`,
     `sharding: shard ${config.sharding.shard} of ${config.sharding.total}`,
     `web_config_file: ${config.webConfigFile ?? '(none)'}`,

@@ -134,6 +134,7 @@ describe('precedence of listen address and log level: flag > file > default', ()
   test('loadFlagSettings (demo mode) applies defaults and validates flags', () => {
     expect(loadFlagSettings({})).toEqual({
       listenAddress: ':9645',
+      telemetryPath: '/metrics',
       logLevel: 'info',
       logFormat: 'json',
       webConfigFile: undefined,
@@ -141,8 +142,11 @@ describe('precedence of listen address and log level: flag > file > default', ()
       metrics: { allow: [], deny: [] },
       sharding: { shard: 0, total: 1 },
     });
-    expect(loadFlagSettings({ listenAddress: '0.0.0.0:80', webConfigFile: 'web.yml' })).toEqual({
+    expect(
+      loadFlagSettings({ listenAddress: '0.0.0.0:80', webConfigFile: 'web.yml', telemetryPath: '/m' }),
+    ).toEqual({
       listenAddress: '0.0.0.0:80',
+      telemetryPath: '/m',
       logLevel: 'info',
       logFormat: 'json',
       webConfigFile: resolve('web.yml'),
@@ -151,6 +155,29 @@ describe('precedence of listen address and log level: flag > file > default', ()
       sharding: { shard: 0, total: 1 },
     });
     expect(() => loadFlagSettings({ logLevel: 'trace' })).toThrow(ConfigError);
+  });
+
+  test('--web.telemetry-path: a path of its own, as node_exporter takes it; every bad one reported', () => {
+    for (const path of ['/metrics', '/prometheus/metrics', '/-/metrics', "/m;v=1@x:y~z!$&'()*+,"])
+      expect(fromYaml(MINIMAL, { flags: { telemetryPath: path } }).telemetryPath).toBe(path);
+    expect(fromYaml(MINIMAL).telemetryPath).toBe('/metrics');
+    for (const path of ['metrics', '', '/a b', '/m?x=1', '/m#x', '/m%20', '/m\n', `/${'m'.repeat(256)}`]) {
+      const error = configError(() => fromYaml(MINIMAL, { flags: { telemetryPath: path } }));
+      expect(lines(error), JSON.stringify(path)).toEqual([
+        "--web.telemetry-path: must be a path such as /metrics: a leading /, then letters, digits and -._~!$&'()*+,;=:@/ (at most 256 characters)",
+      ]);
+    }
+    // Another endpoint's path would hide it; reported with the other problems of the run.
+    for (const path of ['/', '/healthz', '/readyz', '/-/healthy', '/-/ready', '/-/reload']) {
+      const error = configError(() =>
+        fromYaml(MINIMAL, { flags: { telemetryPath: path, listenAddress: 'nonsense' } }),
+      );
+      expect(error.problems.map((p) => p.path)).toEqual(['--web.listen-address', '--web.telemetry-path']);
+      expect(error.problems[1]?.message).toMatch(
+        new RegExp(`^must not be ${path.replace(/[-/]/g, '\\$&')}, which the exporter serves already`),
+      );
+    }
+    expect(() => loadFlagSettings({ telemetryPath: '/readyz' })).toThrow(ConfigError);
   });
 });
 
