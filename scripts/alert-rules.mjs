@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Writes prometheus/alerts.yml for your Prometheus, as the monitoring mixins' `_config` does: the job
 // selector of every expression and the base of every runbook link set from flags, everything else
-// (comments, thresholds, layout) byte for byte. With no flags it prints the file unchanged.
+// (comments, thresholds, layout) byte for byte. A runbook link must open from a notification: without
+// --runbook-base-url (the project publishes no URL of its own to default to) the runbook_url lines are
+// left out rather than printed relative to a repository the reader of a page cannot resolve.
 //
 //   node scripts/alert-rules.mjs --job-selector 'job="upstash-prod"' \
 //     --runbook-base-url https://github.com/acme/upstash-exporter/blob/main > upstash-alerts.yml
@@ -25,7 +27,8 @@ const SELECTOR = new RegExp(`^${MATCHER}(?:,${MATCHER})*$`);
 
 /**
  * The rule file `text` with `jobSelector` in place of job="upstash" in every expression, and
- * `runbookBaseUrl` (the repository's root as a browsable URL) before every runbook_url.
+ * `runbookBaseUrl` (the repository's root as a browsable URL) before every runbook_url; with no base,
+ * without the runbook_url lines.
  */
 export function instantiate(text, { jobSelector = DEFAULT_JOB_SELECTOR, runbookBaseUrl = '' } = {}) {
   if (!SELECTOR.test(jobSelector)) {
@@ -33,8 +36,9 @@ export function instantiate(text, { jobSelector = DEFAULT_JOB_SELECTOR, runbookB
   }
   let base = '';
   if (runbookBaseUrl !== '') {
-    if (!URL.canParse(runbookBaseUrl)) {
-      throw new Error(`--runbook-base-url: expected an absolute URL, got ${runbookBaseUrl}`);
+    // Only what a notification's reader can open (the chart's values.schema.json says the same).
+    if (!/^https?:\/\/\S+$/.test(runbookBaseUrl) || !URL.canParse(runbookBaseUrl)) {
+      throw new Error(`--runbook-base-url: expected an absolute http(s) URL, got ${runbookBaseUrl}`);
     }
     base = runbookBaseUrl.endsWith('/') ? runbookBaseUrl : `${runbookBaseUrl}/`;
   }
@@ -49,7 +53,14 @@ export function instantiate(text, { jobSelector = DEFAULT_JOB_SELECTOR, runbookB
       if (pair.key.value === 'expr') {
         edits.push({ start, end, text: source.replaceAll(DEFAULT_JOB_SELECTOR, () => jobSelector) });
       } else if (pair.key.value === 'runbook_url' && source.startsWith(RUNBOOK_PATH)) {
-        edits.push({ start, end, text: base + source });
+        if (base !== '') {
+          edits.push({ start, end, text: base + source });
+        } else if (pair.key.range) {
+          // The whole line goes: `runbook_url: docs/…` is one plain scalar on one line.
+          const lineStart = text.lastIndexOf('\n', pair.key.range[0]) + 1;
+          const newline = text.indexOf('\n', end);
+          edits.push({ start: lineStart, end: newline === -1 ? text.length : newline + 1, text: '' });
+        }
       }
     },
   });

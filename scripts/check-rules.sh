@@ -26,6 +26,10 @@ log "promtool check rules on scripts/alert-rules.mjs --job-selector 'job=\"upsta
 node scripts/alert-rules.mjs --job-selector 'job="upstash-prod", namespace="ops"' \
   --runbook-base-url https://github.example/acme/upstash-exporter/blob/main >"$generated"
 promtool check rules "$generated"
+# …and so is the copy without a runbook base, which leaves the runbook_url lines out.
+log "promtool check rules on scripts/alert-rules.mjs (no --runbook-base-url)"
+node scripts/alert-rules.mjs >"$generated"
+promtool check rules "$generated"
 
 log "promtool check config prometheus/prometheus.yml"
 promtool check config prometheus/prometheus.yml

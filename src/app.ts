@@ -91,6 +91,7 @@ export function createApp(config: Config, options: AppOptions): App {
         ready: () => polling.ready,
         sources: () => polling.status(),
         version,
+        telemetryPath: config.telemetryPath,
         shard: `${config.sharding.shard} of ${config.sharding.total}`,
         lifecycle: () => running.webEnableLifecycle,
         reload: async () => app.reload(loadConfig),

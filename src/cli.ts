@@ -20,7 +20,8 @@ and Search indexes, polled from the QStash API (a token) and the management API 
 Flags:
   --config FILE                    YAML config file (env UPSTASH_EXPORTER_CONFIG); without it,
                                    configuration comes from QSTASH_TOKEN, UPSTASH_EMAIL, … (docs/configuration.md)
-  --web.listen-address HOST:PORT   where /metrics is served (default ":9645")
+  --web.listen-address HOST:PORT   where the metrics are served (default ":9645")
+  --web.telemetry-path PATH        the path of the metrics (default "/metrics")
   --web.config.file FILE           TLS and basic auth for our endpoints (exporter-toolkit format)
   --web.enable-lifecycle           let POST /-/reload reload the configuration, as SIGHUP does
   --metrics.allow REGEX            show only the metric families whose name matches (repeatable;
@@ -59,6 +60,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
       options: {
         config: { type: 'string' },
         'web.listen-address': { type: 'string' },
+        'web.telemetry-path': { type: 'string' },
         'web.config.file': { type: 'string' },
         'web.enable-lifecycle': { type: 'boolean' },
         'metrics.allow': { type: 'string', multiple: true },
@@ -91,6 +93,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
   const env = process.env;
   const overrides = {
     listenAddress: flags['web.listen-address'],
+    telemetryPath: flags['web.telemetry-path'],
     logLevel: flags['log.level'],
     logFormat: flags['log.format'],
     shard: flags.shard,
@@ -153,7 +156,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
       const shown = host === '[::]' || host === '0.0.0.0' ? 'localhost' : host;
       const base = `http://${shown}:${address.port}`;
       logger.info(
-        { landing_page: `${base}/`, metrics: `${base}/metrics` },
+        { landing_page: `${base}/`, metrics: `${base}${config.telemetryPath}` },
         'demo: open the landing page (every source and its last poll) and /metrics',
       );
     }

@@ -2,15 +2,16 @@
 // summary, a description, a severity and a runbook_url into its own section of docs/troubleshooting.md;
 // databases, indexes and QStash instances named by name (joined from their listing's series), not only
 // by ID; joins on health series over every health label; the job selector in every selector, so that
-// scripts/alert-rules.mjs (and the chart) can set another; and the Alertmanager example grouping and
-// inhibiting by every health label.
+// scripts/alert-rules.mjs (and the chart) can set another; the credential of every source; and the
+// Alertmanager example grouping and inhibiting by every health label, but rejected credentials by
+// credential.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { HEALTH_LABELS, UNIT_KINDS } from '../src/vocabulary.js';
+import { HEALTH_LABELS, SOURCE_NAMES, UNIT_KINDS } from '../src/vocabulary.js';
 import { exportedLabels, metricNamesIn, root, ruleGroups, selectorsIn, type Rule } from './helpers/promql.js';
 
 const run = promisify(execFile);
@@ -175,6 +176,18 @@ describe('prometheus/alerts.yml alerts', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('say which credential UpstashAuthFailures needs: the QStash sources and the management ones, every one', () => {
+    // The label_replace lists of the rule are the vocabulary's: a new source needs its credential here.
+    const auth = alerts.find((a) => a.alert === 'UpstashAuthFailures');
+    const lists: Record<string, string[]> = {};
+    for (const m of (auth?.expr ?? '').matchAll(/"credential",\s*"(\w+)",\s*"source",\s*"([\w|]+)"/g))
+      lists[m[1] ?? ''] = (m[2] ?? '').split('|').sort();
+    expect(lists).toEqual({
+      qstash_token: [...SOURCE_NAMES.qstash].sort(),
+      management_key: [...SOURCE_NAMES.management].sort(),
+    });
+  });
+
   it('select job="upstash" in every selector, and nowhere but in expressions', () => {
     const wrong: string[] = [];
     for (const r of rules) {
@@ -196,9 +209,21 @@ describe('prometheus/alerts.yml alerts', () => {
 describe('scripts/alert-rules.mjs', () => {
   const script = fileURLToPath(new URL('scripts/alert-rules.mjs', root));
 
-  it('prints alerts.yml unchanged by default', async () => {
+  it('prints alerts.yml without its runbook links by default (a relative link opens nowhere), byte for byte otherwise', async () => {
     const { stdout } = await run(process.execPath, [script]);
-    expect(stdout).toBe(rulesText);
+    expect(stdout).not.toContain('runbook_url:');
+    const withoutLinks = rulesText
+      .split('\n')
+      .filter((line) => !/^\s+runbook_url: docs\/troubleshooting\.md#/.test(line))
+      .join('\n');
+    expect(stdout).toBe(withoutLinks);
+    const out = (parseYaml(stdout) as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
+    expect(out).toHaveLength(rules.length);
+    for (const [i, rule] of rules.entries()) {
+      const annotations = { ...rule.annotations };
+      delete annotations.runbook_url;
+      expect(out[i]).toEqual(rule.annotations === undefined ? rule : { ...rule, annotations });
+    }
   });
 
   it('sets the job selector in every expression and the base of every runbook link, nothing else', async () => {
@@ -240,16 +265,42 @@ describe('scripts/alert-rules.mjs', () => {
     expect(failed?.code).toBe(2);
     expect(failed?.stderr).toContain('expected label matchers such as job="upstash-prod"');
   });
+
+  it('refuses a runbook base that a notification could not open', async () => {
+    for (const base of ['docs', 'ftp://mirror.example/upstash-exporter', 'https://']) {
+      const failed = await run(process.execPath, [script, '--runbook-base-url', base]).then(
+        () => undefined,
+        (error: unknown) => error as { code: number; stderr: string },
+      );
+      expect(failed?.code, base).toBe(2);
+      expect(failed?.stderr).toContain('expected an absolute http(s) URL');
+    }
+  });
 });
 
 describe('alertmanager/alertmanager.yml', () => {
   const config = parseYaml(readFileSync(new URL('alertmanager/alertmanager.yml', root), 'utf8')) as {
-    route: { group_by: string[] };
+    route: {
+      group_by: string[];
+      routes: { matchers: string[]; group_by?: string[]; receiver: string }[];
+    };
     inhibit_rules: { target_matchers: string[]; equal: string[] }[];
   };
 
   it('groups by every health label, so that each unit has its own notification', () => {
     expect(config.route.group_by).toEqual(expect.arrayContaining(['alertname', ...HEALTH_LABELS]));
+  });
+
+  it('groups rejected credentials by credential, so that one revoked key is one page', () => {
+    // Routes match in order: the auth route must come before the critical one, which groups per unit.
+    const route = config.route.routes.find((r) => r.matchers.some((m) => m.includes('UpstashAuthFailures')));
+    expect(route).toBeDefined();
+    expect(config.route.routes.indexOf(route!)).toBe(0);
+    expect(route?.group_by).toEqual(expect.arrayContaining(['alertname', 'account', 'credential']));
+    expect(route?.group_by?.filter((l) => (HEALTH_LABELS as readonly string[]).includes(l))).toEqual([
+      'account',
+    ]);
+    expect(route?.receiver).toBe('on-call');
   });
 
   it('inhibits a unit’s alert only by an alert of the same unit (every health label equal)', () => {

@@ -16,6 +16,33 @@ export function checkListenAddress(address: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The paths our server answers besides the telemetry path (src/server/routes.ts): the landing page,
+ * the probes under both names, the lifecycle endpoint. A telemetry path cannot take one of them.
+ */
+export const FIXED_WEB_PATHS: readonly string[] = [
+  '/',
+  '/healthz',
+  '/readyz',
+  '/-/healthy',
+  '/-/ready',
+  '/-/reload',
+];
+
+/**
+ * An error message for a bad `--web.telemetry-path` (node_exporter's flag: where /metrics is served),
+ * or undefined when it is fine: a path from the root, as a request line carries it (no query,
+ * fragment, whitespace or `%`-escapes, which requests are matched on before decoding), not one of the
+ * other endpoints.
+ */
+export function checkTelemetryPath(path: string): string | undefined {
+  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/.test(path) || path.length > 256)
+    return "must be a path such as /metrics: a leading /, then letters, digits and -._~!$&'()*+,;=:@/ (at most 256 characters)";
+  if (FIXED_WEB_PATHS.includes(path))
+    return `must not be ${path}, which the exporter serves already (${FIXED_WEB_PATHS.join(', ')})`;
+  return undefined;
+}
+
 /** An error message for a bad Upstash base URL, or undefined when it is fine. */
 export function checkBaseUrl(text: string): string | undefined {
   const parsed = URL.canParse(text) ? new URL(text) : undefined;

@@ -8,6 +8,7 @@ import {
   count,
   credential,
   cronSchedule,
+  email,
   filePath,
   interval,
   isNumeric,
@@ -178,7 +179,7 @@ const managementEntry = z
   .strictObject({
     name,
     url: url.optional(),
-    email: nonEmptyText('must be the e-mail address of the account'),
+    email,
     api_key: credential.optional(),
     api_key_file: filePath.optional(),
     databases: distinct(nonEmptyText('must be a database ID'), 'a database ID', 'database IDs')

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { regexProblem } from '../metrics/relabel-regex.js';
-import { checkListenAddress } from './addresses.js';
+import { checkListenAddress, checkTelemetryPath } from './addresses.js';
 import { envDocument, envVariable } from './env.js';
 import { ConfigError, describeFsError, type ConfigProblem } from './errors.js';
 import { expandEnv } from './expand.js';
@@ -16,6 +16,8 @@ import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, type Config } from './types.js';
 /** What the command line says; each set field wins over the file. */
 export interface FlagOverrides {
   readonly listenAddress?: string | undefined;
+  /** `--web.telemetry-path`; a flag only, as node_exporter's. */
+  readonly telemetryPath?: string | undefined;
   readonly logLevel?: string | undefined;
   readonly logFormat?: string | undefined;
   readonly webConfigFile?: string | undefined;
@@ -79,7 +81,14 @@ export function loadConfig(options: LoadOptions): Config {
 /** The settings every mode shares: flags first, then the file, then defaults. */
 export type CommonSettings = Pick<
   Config,
-  'listenAddress' | 'logLevel' | 'logFormat' | 'webConfigFile' | 'webEnableLifecycle' | 'metrics' | 'sharding'
+  | 'listenAddress'
+  | 'telemetryPath'
+  | 'logLevel'
+  | 'logFormat'
+  | 'webConfigFile'
+  | 'webEnableLifecycle'
+  | 'metrics'
+  | 'sharding'
 >;
 
 function commonSettings(
@@ -102,10 +111,15 @@ function commonSettings(
     const problem = checkListenAddress(flags.listenAddress);
     if (problem !== undefined) problems.push({ path: '--web.listen-address', message: problem });
   }
+  if (flags.telemetryPath !== undefined) {
+    const problem = checkTelemetryPath(flags.telemetryPath);
+    if (problem !== undefined) problems.push({ path: '--web.telemetry-path', message: problem });
+  }
   const flagLevel = oneOf(flags.logLevel, LOG_LEVELS, '--log.level', problems);
   const flagFormat = oneOf(flags.logFormat, LOG_FORMATS, '--log.format', problems);
   return {
     listenAddress: flags.listenAddress ?? file.listenAddress ?? DEFAULTS.listenAddress,
+    telemetryPath: flags.telemetryPath ?? DEFAULTS.telemetryPath,
     logLevel: flagLevel ?? file.logLevel ?? DEFAULTS.logLevel,
     logFormat: flagFormat ?? file.logFormat ?? DEFAULTS.logFormat,
     webConfigFile: flags.webConfigFile === undefined ? file.webConfigFile : resolve(flags.webConfigFile),

@@ -3,11 +3,14 @@ import { onOwnSchedule, ownSchedules, type OwnSchedule, type SourceName } from '
 import type { Schedule } from './schedule.js';
 import type { Config } from './types.js';
 
-/** A human-readable summary of the configuration, for `--check-config`; secrets show as `<redacted>`. */
+/**
+ * A human-readable summary of the configuration, for `--check-config`; secrets show as `<redacted>`, and
+ * so does the management e-mail (personal data, and what a mistyped config may hold a token in).
+ */
 export function summarizeConfig(config: Config): string {
   const lines = [
     `configuration OK (from ${config.origin})`,
-    `listen_address: ${config.listenAddress}`,
+    `listen_address: ${config.listenAddress}, metrics at ${config.telemetryPath}`,
     `log_level: ${config.logLevel}, log_format: ${config.logFormat}`,
     `sharding: shard ${config.sharding.shard} of ${config.sharding.total}`,
     `web_config_file: ${config.webConfigFile ?? '(none)'}`,
@@ -26,7 +29,7 @@ export function summarizeConfig(config: Config): string {
   }
   for (const account of config.management) {
     lines.push(
-      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('management', account)}`,
+      `management ${account.name}: ${account.url}, email <redacted>, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('management', account)}`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -73,6 +73,8 @@ export interface HttpSettings {
 /** The validated configuration the whole program runs on. */
 export interface Config {
   readonly listenAddress: string;
+  /** Where the metrics are served (`--web.telemetry-path`, `/metrics` by default). */
+  readonly telemetryPath: string;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   readonly sharding: Sharding;
@@ -92,6 +94,7 @@ export interface Config {
 
 export const DEFAULTS = {
   listenAddress: ':9645',
+  telemetryPath: '/metrics',
   logLevel: 'info',
   logFormat: 'json',
   qstashUrl: 'https://qstash.upstash.io',

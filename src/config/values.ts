@@ -77,6 +77,19 @@ export const nonEmptyText = (expected: string) =>
 
 export const filePath = nonEmptyText('must be a file path');
 
+const EMAIL_EXPECTED = 'must be the e-mail address of the account that created the API key';
+/**
+ * The management API's e-mail: one `@` between two non-empty parts, no whitespace or control
+ * characters, at most 254 characters (RFC 5321's path limit). A token pasted in its place has no `@` and
+ * fails here, never to be printed: the message does not quote the value, and the summary shows none.
+ */
+export const email = nonEmptyText(EMAIL_EXPECTED).superRefine((text, ctx) => {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+  const shaped = /^[^\s\x00-\x1f\x7f@]+@[^\s\x00-\x1f\x7f@]+$/.test(text);
+  if (text.length > 0 && (!shaped || text.length > 254))
+    ctx.addIssue({ code: 'custom', message: `${EMAIL_EXPECTED} (name@domain); the value is not shown` });
+});
+
 export const credential = nonEmptyText(
   'must be the secret itself, as text (in quotes if it looks like a number)',
 ).superRefine((value, ctx) => {

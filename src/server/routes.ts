@@ -23,6 +23,8 @@ interface ServerOptions {
   readonly ready: () => boolean;
   readonly sources: () => readonly SourceRow[];
   readonly version: string;
+  /** Where the metrics are served (`--web.telemetry-path`, checked at start: not another route). */
+  readonly telemetryPath: string;
   /** Which shard this is, e.g. `0 of 1`, for the landing page. */
   readonly shard: string;
   /** Whether `POST /-/reload` may reload (`--web.enable-lifecycle`), as the running configuration says. */
@@ -34,8 +36,9 @@ interface ServerOptions {
 
 /** The routes of our own HTTP endpoint, as a plain node:http request listener. */
 export function createHandler(options: ServerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const routes = new Set(['/', options.telemetryPath, ...PROBE_PATHS]);
   return (req, res) => {
-    handle(options, req, res).catch((error: unknown) => {
+    handle(options, routes, req, res).catch((error: unknown) => {
       options.logger.error({ err: error, path: req.url }, 'request failed');
       if (!res.headersSent) sendText(req, res, 500, 'internal error\n');
       else res.destroy();
@@ -55,16 +58,20 @@ export function requestPath(req: IncomingMessage): string {
 
 /** The probes, under our names and Prometheus's; they say only up or not, so they need no credentials. */
 export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/-/healthy', '/-/ready']);
-const ROUTES = new Set(['/', '/metrics', ...PROBE_PATHS]);
 const RELOAD_PATH = '/-/reload';
 
-async function handle(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  options: ServerOptions,
+  routes: ReadonlySet<string>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const path = requestPath(req);
   if (path === RELOAD_PATH) {
     await reload(options, req, res);
     return;
   }
-  if (!ROUTES.has(path)) {
+  if (!routes.has(path)) {
     sendText(req, res, 404, 'not found\n');
     return;
   }
@@ -73,16 +80,16 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
     sendText(req, res, 405, 'method not allowed\n');
     return;
   }
+  if (path === options.telemetryPath) {
+    const format = negotiateFormat(req.headers.accept);
+    const encoding = acceptsGzip(req.headers['accept-encoding']) ? 'gzip' : 'identity';
+    const chunks = await options.exposition(format, encoding);
+    res.setHeader('vary', 'Accept, Accept-Encoding');
+    if (encoding === 'gzip') res.setHeader('content-encoding', 'gzip');
+    sendChunks(req, res, CONTENT_TYPES[format], chunks);
+    return;
+  }
   switch (path) {
-    case '/metrics': {
-      const format = negotiateFormat(req.headers.accept);
-      const encoding = acceptsGzip(req.headers['accept-encoding']) ? 'gzip' : 'identity';
-      const chunks = await options.exposition(format, encoding);
-      res.setHeader('vary', 'Accept, Accept-Encoding');
-      if (encoding === 'gzip') res.setHeader('content-encoding', 'gzip');
-      sendChunks(req, res, CONTENT_TYPES[format], chunks);
-      return;
-    }
     case '/healthz':
     case '/-/healthy':
       sendText(req, res, 200, 'ok\n');

@@ -134,6 +134,7 @@ describe('precedence of listen address and log level: flag > file > default', ()
   test('loadFlagSettings (demo mode) applies defaults and validates flags', () => {
     expect(loadFlagSettings({})).toEqual({
       listenAddress: ':9645',
+      telemetryPath: '/metrics',
       logLevel: 'info',
       logFormat: 'json',
       webConfigFile: undefined,
@@ -141,8 +142,11 @@ describe('precedence of listen address and log level: flag > file > default', ()
       metrics: { allow: [], deny: [] },
       sharding: { shard: 0, total: 1 },
     });
-    expect(loadFlagSettings({ listenAddress: '0.0.0.0:80', webConfigFile: 'web.yml' })).toEqual({
+    expect(
+      loadFlagSettings({ listenAddress: '0.0.0.0:80', webConfigFile: 'web.yml', telemetryPath: '/m' }),
+    ).toEqual({
       listenAddress: '0.0.0.0:80',
+      telemetryPath: '/m',
       logLevel: 'info',
       logFormat: 'json',
       webConfigFile: resolve('web.yml'),
@@ -151,6 +155,29 @@ describe('precedence of listen address and log level: flag > file > default', ()
       sharding: { shard: 0, total: 1 },
     });
     expect(() => loadFlagSettings({ logLevel: 'trace' })).toThrow(ConfigError);
+  });
+
+  test('--web.telemetry-path: a path of its own, as node_exporter takes it; every bad one reported', () => {
+    for (const path of ['/metrics', '/prometheus/metrics', '/-/metrics', "/m;v=1@x:y~z!$&'()*+,"])
+      expect(fromYaml(MINIMAL, { flags: { telemetryPath: path } }).telemetryPath).toBe(path);
+    expect(fromYaml(MINIMAL).telemetryPath).toBe('/metrics');
+    for (const path of ['metrics', '', '/a b', '/m?x=1', '/m#x', '/m%20', '/m\n', `/${'m'.repeat(256)}`]) {
+      const error = configError(() => fromYaml(MINIMAL, { flags: { telemetryPath: path } }));
+      expect(lines(error), JSON.stringify(path)).toEqual([
+        "--web.telemetry-path: must be a path such as /metrics: a leading /, then letters, digits and -._~!$&'()*+,;=:@/ (at most 256 characters)",
+      ]);
+    }
+    // Another endpoint's path would hide it; reported with the other problems of the run.
+    for (const path of ['/', '/healthz', '/readyz', '/-/healthy', '/-/ready', '/-/reload']) {
+      const error = configError(() =>
+        fromYaml(MINIMAL, { flags: { telemetryPath: path, listenAddress: 'nonsense' } }),
+      );
+      expect(error.problems.map((p) => p.path)).toEqual(['--web.listen-address', '--web.telemetry-path']);
+      expect(error.problems[1]?.message).toMatch(
+        new RegExp(`^must not be ${path.replace(/[-/]/g, '\\$&')}, which the exporter serves already`),
+      );
+    }
+    expect(() => loadFlagSettings({ telemetryPath: '/readyz' })).toThrow(ConfigError);
   });
 });
 
@@ -435,13 +462,49 @@ management:
 
   test('an expanded value cannot inject YAML structure', () => {
     const config = fromYaml(
-      'management:\n  - name: m\n    email: ${E}\n    api_key: k\n    databases: [d]\n',
+      'management:\n  - name: m\n    email: e@x\n    api_key: k\n    databases: ["${E}"]\n',
       {
-        env: { E: 'ops@example.com\nlog_level: debug' },
+        env: { E: 'db-1\nlog_level: debug' },
       },
     );
-    expect(config.management[0]!.email).toBe('ops@example.com\nlog_level: debug');
+    expect(config.management[0]!.databases).toEqual(['db-1\nlog_level: debug']);
     expect(config.logLevel).toBe('info');
+  });
+
+  test('an email that is not an e-mail address (a pasted token) is an error that never shows the value', () => {
+    // Shaped like Upstash's credentials: a key, a base64 token, an address with a space, two @.
+    const pasted = [
+      'a1b2c3d4-e5f6-4a5b-9c8d-0123456789ab',
+      'eyJVc2VySUQiOiJzZWNyZXQtdG9rZW4ifQ==',
+      'ops @example.com',
+      'a@b@c',
+    ];
+    const yaml = `management:\n${pasted
+      .map((value, i) => `  - name: m${i}\n    email: "${value}"\n    api_key: k\n    databases: [d]\n`)
+      .join('')}`;
+    const error = configError(() => fromYaml(yaml));
+    // Every entry reported, each with what is expected.
+    expect(error.problems.map((p) => p.path)).toEqual(pasted.map((_, i) => `management[${i}].email`));
+    for (const problem of error.problems)
+      expect(problem.message).toMatch(/^must be the e-mail address of the account that created the API key/);
+    for (const value of pasted) expect(error.message).not.toContain(value);
+    // The same from the environment, named by its variable; with the other problems of the run.
+    const fromEnvironment = configError(() =>
+      fromEnv({ UPSTASH_EMAIL: pasted[1], UPSTASH_API_KEY: 'k', UPSTASH_MANAGEMENT_URL: 'ftp://x' }),
+    );
+    expect(fromEnvironment.problems.map((p) => p.path).sort()).toEqual([
+      'UPSTASH_EMAIL',
+      'UPSTASH_MANAGEMENT_URL',
+    ]);
+    expect(fromEnvironment.message).not.toContain(pasted[1]);
+    // Addresses as accounts have them pass, a dotless domain too (an intranet's).
+    for (const address of ['ops@example.com', 'first.last+upstash@sub.example.co.uk', 'e@x'])
+      expect(
+        fromYaml(`management:\n  - name: m\n    email: ${address}\n    api_key: k\n`).management[0]!.email,
+      ).toBe(address);
+    expect(() =>
+      fromYaml(`management:\n  - name: m\n    email: ${'a'.repeat(250)}@x.io\n    api_key: k\n`),
+    ).toThrow(ConfigError);
   });
 
   test('an unset or empty variable is an error naming the variable and the field', () => {

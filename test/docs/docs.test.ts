@@ -8,7 +8,8 @@ import { envVariable } from '../../src/config/env.js';
 import { fileSchema } from '../../src/config/file-schema.js';
 import { DATA_METRICS, SOURCE_KINDS } from '../../src/sources/kinds.js';
 import { runToExit } from '../helpers/exporter-process.js';
-import { ruleGroups } from '../helpers/promql.js';
+import { metricNamesIn, ruleGroups } from '../helpers/promql.js';
+import { SOURCE_NAMES } from '../../src/vocabulary.js';
 
 // The README and docs/ held against the code where a statement can be: the lists they give (sources,
 // metric families, config keys, flags, dashboard rows, alerts) are the program's own, the output they
@@ -67,6 +68,22 @@ describe('the sources', () => {
 
   it('docs/configuration.md says what each source costs', () => {
     expect(firstColumn(read('docs/configuration.md'), '| source | request |').sort()).toEqual(SOURCES);
+  });
+
+  it("docs/troubleshooting.md's UpstashAuthFailures lists every source under its credential", () => {
+    const doc = read('docs/troubleshooting.md');
+    const start = doc.indexOf('## UpstashAuthFailures');
+    const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+    // Each credential's item runs from its `- \`label\`` to the next item or the next paragraph.
+    const listed = (label: string): string[] => {
+      const item = new RegExp(`^- \`${label}\`[\\s\\S]*?(?=^- |\\n\\n)`, 'm').exec(section)?.[0] ?? '';
+      return [...item.matchAll(/`([a-z_]+)`/g)]
+        .map(([, name = '']) => name)
+        .filter((name) => (SOURCES as readonly string[]).includes(name))
+        .sort();
+    };
+    expect(listed('qstash_token')).toEqual([...SOURCE_NAMES.qstash].sort());
+    expect(listed('management_key')).toEqual([...SOURCE_NAMES.management].sort());
   });
 
   it('docs/metrics.md gives every value of the source label', () => {
@@ -184,6 +201,54 @@ describe('alerts', () => {
   it('docs/alerting.md lists every alert', () => {
     const doc = read('docs/alerting.md');
     expect(alerts.filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
+  });
+
+  it('docs/alerting.md says which credentials each alert reads data of, as its expression does', () => {
+    // The APIs whose sources export the metrics an alert's expression reads, recording rules followed.
+    // The name tables (group upstash.names) are left out: their joins fall back to the ID, so they need
+    // nothing. The exporter's own series (upstash_up, upstash_exporter_*, Prometheus's up) need none.
+    const rules = ruleGroups()
+      .filter((group) => group.name !== 'upstash.names')
+      .flatMap((group) => group.rules);
+    const apiOf = new Map(
+      SOURCE_KINDS.flatMap((kind) => {
+        const api = (SOURCE_NAMES.qstash as readonly string[]).includes(kind.name) ? 'qstash' : 'management';
+        return kind.metrics.map((metric) => [metric.name, api] as const);
+      }),
+    );
+    const needs = (expr: string, seen = new Set<string>()): Set<string> => {
+      const out = new Set<string>();
+      for (const name of metricNamesIn(expr)) {
+        const api = apiOf.get(name);
+        if (api !== undefined) out.add(api);
+        const record = rules.find((rule) => rule.record === name);
+        if (record !== undefined && !seen.has(name))
+          for (const inner of needs(record.expr, new Set([...seen, name]))) out.add(inner);
+      }
+      return out;
+    };
+    const doc = read('docs/alerting.md');
+    const start = doc.indexOf('## What each alert needs');
+    expect(start).toBeGreaterThan(0);
+    const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+    const rows = section.split('\n').filter((line) => /^\| [a-z]/.test(line) && !line.startsWith('| needs'));
+    const listed = rows.flatMap((row) => {
+      const [needsCell = '', alertsCell = ''] = row.split('|').slice(1);
+      return [...alertsCell.matchAll(/`(Upstash\w+)`/g)].map(
+        ([, name = '']) => [name, needsCell.trim()] as const,
+      );
+    });
+    const documented = new Map(listed);
+    const said = (cell: string): string[] => [
+      ...(cell.includes('QStash token') ? ['qstash'] : []),
+      ...(cell.includes('management') ? ['management'] : []),
+    ];
+    const ruleOf = (name: string): string => rules.find((rule) => rule.alert === name)?.expr ?? '';
+    // Each alert once, in one row.
+    expect(listed.map(([name]) => name).sort()).toEqual([...alerts].sort());
+    expect(Object.fromEntries(alerts.map((name) => [name, said(documented.get(name) ?? '')]))).toEqual(
+      Object.fromEntries(alerts.map((name) => [name, [...needs(ruleOf(name))].sort().reverse()])),
+    );
   });
 });
 

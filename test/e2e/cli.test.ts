@@ -28,6 +28,15 @@ describe('command line', () => {
     expect(result.stderr).toContain('--no-such-flag');
   });
 
+  it('--web.telemetry-path: exits 2 on a path that is not one, and --check-config says where the metrics are', async () => {
+    const bad = await runToExit(['--web.telemetry-path', 'metrics', '--demo', '--check-config']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--web.telemetry-path: must be a path such as /metrics');
+    const good = await runToExit(['--web.telemetry-path', '/prometheus/metrics', '--demo', '--check-config']);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain('metrics at /prometheus/metrics');
+  });
+
   it('exits 2 with one line per problem, naming the field, no stack trace and no secret', async () => {
     const config = writeConfig(`
 listen_address: "nope"

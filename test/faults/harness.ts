@@ -80,6 +80,8 @@ export interface Reply {
 }
 
 export interface HarnessOptions {
+  /** Where the metrics are served (`--web.telemetry-path`); default /metrics. */
+  readonly telemetryPath?: string;
   readonly sim?: SimulatorOptions;
   /** Seconds between polls; the cron ticks on multiples of it. */
   readonly intervalSeconds?: number;
@@ -117,6 +119,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
   const qstashAccounts = options.qstashAccounts ?? 1;
   return {
     listenAddress: '127.0.0.1:0',
+    telemetryPath: options.telemetryPath ?? '/metrics',
     logLevel: options.logLevel ?? 'debug',
     logFormat: 'json',
     sharding: { shard: 0, total: 1 },

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { FIXED_WEB_PATHS } from '../../src/config/addresses.js';
+import { PROBE_PATHS } from '../../src/server/routes.js';
+import { httpCall, startHarness, type Harness } from '../faults/harness.js';
+
+// `--web.telemetry-path`, as node_exporter's: the metrics move to the path given, and nothing else does.
+
+describe('--web.telemetry-path', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ telemetryPath: '/prometheus/metrics', intervalSeconds: 30 });
+  });
+  afterAll(async () => h.stop());
+
+  test('serves the metrics at the path given, with GET and HEAD, and /metrics no longer', async () => {
+    const metrics = await h.get('/prometheus/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(metrics.body).toMatch(/^# TYPE upstash_exporter_polls_total counter$/m);
+    const head = await httpCall(`${h.base}/prometheus/metrics`, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    const post = await httpCall(`${h.base}/prometheus/metrics`, 'POST');
+    expect(post.status).toBe(405);
+    for (const path of ['/metrics', '/prometheus', '/prometheus/metrics/']) {
+      expect((await h.get(path)).status, path).toBe(404);
+    }
+  });
+
+  test('leaves the landing page and the probes where they are', async () => {
+    expect((await h.get('/')).status).toBe(200);
+    // Ready or not yet (a first poll may still run): answered, not 404.
+    for (const path of PROBE_PATHS) expect([200, 503], path).toContain((await h.get(path)).status);
+  });
+
+  test('cannot take a path the server answers already: the config knows each of them', () => {
+    // The probes of routes.ts, the landing page and the lifecycle endpoint (its own test file).
+    expect([...FIXED_WEB_PATHS].sort()).toEqual(['/', '/-/reload', ...PROBE_PATHS].sort());
+  });
+});
