@@ -77,7 +77,13 @@ describe('prometheusRule', () => {
       labels: { ...original.labels, severity: 'critical', team: 'ops' },
       annotations: { ...original.annotations, runbook_url: 'https://runbooks.example/upstash' },
     });
-    expect(alert(groups, secondAlert)).toEqual(alert(repoAlerts.groups, secondAlert));
+    // Without runbookBaseUrl an untouched alert is the file's, less its relative runbook link.
+    const { runbook_url: relative, ...unlinked } = alert(repoAlerts.groups, secondAlert)!.annotations!;
+    expect(relative).toMatch(/^docs\/troubleshooting\.md#/);
+    expect(alert(groups, secondAlert)).toEqual({
+      ...alert(repoAlerts.groups, secondAlert),
+      annotations: unlinked,
+    });
   });
 
   it('sets the job selector in an overridden expression too', async () => {
