@@ -92,6 +92,26 @@ describe('DLQ paging through the exporter (issue 28)', () => {
     for (const l of h.logs) expect(l.length).toBeLessThan(4096);
   });
 
+  test('a poll that pages for longer than three dlq_intervals keeps its series until it succeeds', async () => {
+    // dlq_interval 1 s, so the staleness window is 3 s; five pages of 0.8 s each take 4 s or more.
+    const h = await start();
+    h.sim.setDlq('dlq', { messages: 500 });
+    h.sim.setFault('dlq', { kind: 'delay', ms: 800 });
+    const first = await scanned(h, 500);
+    const polls = (s: ParsedSample[]) => valueOf(s, 'upstash_exporter_polls_total', DLQ_LABELS) ?? 0;
+    const since = polls(first);
+    let scrapes = 0;
+    await eventually('two more slow polls', async () => {
+      const { samples } = await h.scrape();
+      scrapes++;
+      // Every scrape meanwhile has the last scan: no gap while the next poll pages.
+      expect(valueOf(samples, 'upstash_qstash_dlq_scanned_messages', ACCOUNT)).toBe(500);
+      return polls(samples) >= since + 2 ? true : undefined;
+    });
+    expect(scrapes).toBeGreaterThan(5);
+    expect(h.logs.some((line) => line.includes('series dropped'))).toBe(false);
+  });
+
   test('three pages of 80,000-character queue names: each kept as a capped label, the rest counted as truncated', async () => {
     // 100 such names make an 8 MB page: the body cap is raised so that the pages are read.
     const h = await start({
