@@ -41,7 +41,9 @@ export function limitLabelValue(value: string): string {
 export function labelKey(value: string): string {
   if (value.length <= MAX_LABEL_VALUE_LENGTH) return value;
   const hash = createHash('sha256').update(Buffer.from(value, 'utf16le')).digest('hex');
-  return `${value.slice(0, MAX_LABEL_VALUE_LENGTH)}~${hash}`;
+  // A copy, not a slice: V8 keeps a sliced string's parent alive, the whole 80,000 characters.
+  const head = Buffer.from(value.slice(0, MAX_LABEL_VALUE_LENGTH), 'utf16le').toString('utf16le');
+  return `${head}~${hash}`;
 }
 
 function toWellFormed(value: string): string {
