@@ -23,6 +23,7 @@ interface ServerOptions {
   readonly ready: () => boolean;
   readonly sources: () => readonly SourceRow[];
   readonly version: string;
+  readonly revision?: string | undefined;
   /** Which shard this is, e.g. `0 of 1`, for the landing page. */
   readonly shard: string;
   /** Whether `POST /-/reload` may reload (`--web.enable-lifecycle`), as the running configuration says. */
@@ -108,6 +109,7 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
           rows: options.sources(),
           now: Date.now(),
           version: options.version,
+          revision: options.revision,
           shard: options.shard,
           ready: options.ready(),
         }),

@@ -19,7 +19,9 @@ describe('command line', () => {
     expect(help.stdout).toContain('--web.listen-address');
     const version = await runToExit(['--version']);
     expect(version.code).toBe(0);
-    expect(version.stdout).toMatch(/^upstash-exporter \d+\.\d+\.\d+ \(node v\d+/);
+    expect(version.stdout).toMatch(
+      /^upstash-exporter, version \d+\.\d+\.\d+ \(revision: \S+\)\n {2}node version: +v\d+/,
+    );
   });
 
   it('exits 2 on an unknown flag', async () => {
