@@ -33,9 +33,8 @@ const env = {
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-// npm unpacks and links some 250 files: 4 s on a quiet machine (this file took a minute in all beside two
-// CPU-bound processes);
-// the limit is for a hung npm only.
+// npm unpacks and links some 250 files: 4 s on a quiet machine, and this whole file took a minute beside
+// two CPU-bound processes; the limit is for a hung npm only.
 const NPM_LIMIT_MS = 300_000;
 
 describe('npm pack, then npm install -g of the tarball', () => {
