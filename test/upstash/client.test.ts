@@ -22,7 +22,7 @@ import type { FailureReason } from '../../src/poller/self-metrics.js';
 import { fetchFlowControl } from '../../src/upstash/flow-control.js';
 import { sendJson, startLocalServer, type LocalServer } from './local-server.js';
 
-const USER_AGENT = 'upstash-exporter/0.1.0 (node v20)';
+const USER_AGENT = 'upstash-exporter/0.0.0-test (node v20)';
 const AUTH = `Bearer ${DEMO_QSTASH_TOKEN}`;
 const bearer = (token: string) => ({ api: 'qstash', token: { reveal: () => token } }) as const;
 const QSTASH = bearer(DEMO_QSTASH_TOKEN);
