@@ -1,21 +1,34 @@
 # syntax=docker/dockerfile:1
 # upstash-exporter: a Prometheus exporter for Upstash (QStash and Redis statistics).
 #
-#   docker build -t upstash-exporter .
+#   docker build $(bash scripts/image-build-args.sh) -t upstash-exporter:0.3.0 .
 #   docker run --rm -p 9645:9645 -e QSTASH_TOKEN=... upstash-exporter
 #   docker run --rm -p 9645:9645 upstash-exporter --demo --web.listen-address :9645
 #
 # The base image is an argument so that a mirror or a locally built Node image can stand in for it.
+# VERSION, REVISION and SOURCE label the image (OCI annotations); scripts/image-build-args.sh gives them
+# for the checkout: package.json's version, the git commit, the repository. A plain `docker build .`
+# labels them "unknown" (and empty), as a build outside git is; the program still knows its version.
 ARG NODE_IMAGE=node:24-bookworm-slim
+ARG VERSION=unknown
+ARG REVISION=unknown
+ARG SOURCE=
 
 # --- build: all dependencies, compile TypeScript into dist/ ------------------------------------------
 FROM ${NODE_IMAGE} AS build
+ARG VERSION
+ARG REVISION
 WORKDIR /app
 COPY package.json package-lock.json ./
+# package.json is the one source of the version: a label that says another would lie.
+RUN node -e 'const v = require("./package.json").version; const a = process.argv[1]; \
+      if (a !== "unknown" && a !== v) { console.error(`VERSION ${a} is not the version in package.json, ${v}`); process.exit(1); }' "$VERSION"
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build-info.mjs ./scripts/
 COPY src/ ./src/
-RUN npm run build
+# No .git here: the commit comes in as REVISION, for --version and upstash_exporter_build_info.
+RUN BUILD_REVISION="$REVISION" npm run build && find dist -name '*.map' -delete
 
 # --- deps: production dependencies only ---------------------------------------------------------------
 FROM ${NODE_IMAGE} AS deps
@@ -26,10 +39,20 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 
 # --- runtime ------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE}
+ARG VERSION
+ARG REVISION
+ARG SOURCE
+LABEL org.opencontainers.image.title="upstash-exporter" \
+      org.opencontainers.image.description="Prometheus exporter for Upstash: QStash, Redis, Vector and Search" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}"
 ENV NODE_ENV=production \
     UPSTASH_EXPORTER_HEALTHCHECK_URL=http://127.0.0.1:9645/healthz
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
+# Only what runs, as in the npm package (package.json's "files"): the source maps went with the sources.
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 # Files stay owned by root (read-only for the process). 1000 is the `node` user of the official image;

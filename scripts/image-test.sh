@@ -2,7 +2,8 @@
 # Builds the project's Docker image with podman and proves that it runs:
 #   - /metrics answers from inside the container in demo mode (and /healthz for the HEALTHCHECK),
 #   - the process runs as a non-root user,
-#   - SIGTERM stops it with exit code 0.
+#   - SIGTERM stops it with exit code 0,
+#   - its OCI labels and --version say package.json's version and this checkout's commit.
 # No registry is reachable here, so the Node base image is made locally (debootstrap + this machine's
 # node and npm) and passed to the Dockerfile through its NODE_IMAGE build argument; see
 # ../shared/notes/containers.md. The root filesystem and the base image are cached, so a second run only
@@ -108,9 +109,21 @@ trap cleanup EXIT
 log "building the project image $IMAGE_TAG from Dockerfile (NODE_IMAGE=$BASE_TAG)"
 # docker format: the OCI format has no HEALTHCHECK and podman would drop it.
 started=$SECONDS
-pm build --network host --pull=never --format docker --build-arg "NODE_IMAGE=$BASE_TAG" -t "$IMAGE_TAG" . ||
+mapfile -t label_args < <(bash scripts/image-build-args.sh)
+pm build --network host --pull=never --format docker --build-arg "NODE_IMAGE=$BASE_TAG" "${label_args[@]}" -t "$IMAGE_TAG" . ||
   fail "podman build failed"
 log "project image built in $((SECONDS - started)) s"
+
+# The labels and the program inside say package.json's version and this checkout's commit.
+version=$(node -p "require('./package.json').version")
+revision=$(node scripts/build-info.mjs --print)
+label() { pm image inspect --format "{{index .Config.Labels \"org.opencontainers.image.$1\"}}" "$IMAGE_TAG"; }
+[ "$(label version)" = "$version" ] || fail "org.opencontainers.image.version is '$(label version)', not $version"
+[ "$(label revision)" = "$revision" ] || fail "org.opencontainers.image.revision is '$(label revision)', not $revision"
+said=$(pm run --rm --network none "$IMAGE_TAG" --version | head -1)
+[ "$said" = "upstash-exporter, version $version (revision: $revision)" ] ||
+  fail "--version in the image says '$said'"
+log "labels and --version: $version, revision $revision"
 
 user=$(pm image inspect --format '{{.Config.User}}' "$IMAGE_TAG")
 log "image USER is '$user'"

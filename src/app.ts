@@ -19,6 +19,8 @@ import { WebSettings } from './server/web-settings.js';
 export interface AppOptions {
   readonly logger: Logger;
   readonly version: string;
+  /** The git commit the program was built from (src/version.ts); `unknown` where none is given. */
+  readonly revision?: string | undefined;
   /**
    * Reads the configuration again, for `POST /-/reload` (what SIGHUP reads); throws a ConfigError when
    * it does not validate. Without it, a reload applies the running configuration again.
@@ -52,13 +54,14 @@ export interface App {
 
 /** Builds everything from a Config; nothing runs until `start()`. */
 export function createApp(config: Config, options: AppOptions): App {
-  const { logger, version } = options;
+  const { logger, version, revision } = options;
   // This thread's registry holds the process metrics; the poll worker renders the rest.
   const registry = new Registry();
   registerProcessMetrics(registry);
   const polling = new PollThread(config, {
     logger,
     version,
+    revision,
     ...(options.pollWorker !== undefined && { entry: options.pollWorker }),
   });
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
@@ -92,6 +95,7 @@ export function createApp(config: Config, options: AppOptions): App {
         sources: () => polling.status(),
         version,
         telemetryPath: config.telemetryPath,
+        revision,
         shard: `${config.sharding.shard} of ${config.sharding.total}`,
         lifecycle: () => running.webEnableLifecycle,
         reload: async () => app.reload(loadConfig),
@@ -104,7 +108,7 @@ export function createApp(config: Config, options: AppOptions): App {
       const polled = reloads.stopped ? Promise.resolve() : polling.start();
       const address = await listen(server, config.listenAddress, logger);
       await polled;
-      logger.info({ address: `${address.address}:${address.port}`, version }, 'listening');
+      logger.info({ address: `${address.address}:${address.port}`, version, revision }, 'listening');
       if (!reloads.stopped) stopWarming = keepWarm(scrapeCache, polling);
       return address;
     },

@@ -9,7 +9,7 @@ import { DEMO_INJECTED } from './demo/injected.js';
 import { startSimulator, type Simulator } from './demo/simulator.js';
 import { createLogger } from './logger.js';
 import { readWebFiles } from './server/web-settings.js';
-import { readVersion } from './version.js';
+import { readBuildInfo, versionText } from './version.js';
 
 const USAGE = `Usage: upstash-exporter [flags]
 
@@ -34,8 +34,8 @@ Flags:
   --total-shards M                 how many shards share the configuration (default 1)
   --demo                           run against an embedded simulator of Upstash; no credentials needed
   --check-config                   validate the configuration, print a redacted summary, exit 0 or 2
-  --version                        print the version and exit
-  --help                           print this help and exit
+  --version                        print the version and the revision it was built from, and exit
+  -h, --help                       print this help and exit
 `;
 
 const EXIT_CONFIG = 2;
@@ -72,7 +72,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
         demo: { type: 'boolean' },
         'check-config': { type: 'boolean' },
         version: { type: 'boolean' },
-        help: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
     }).values;
   } catch (error) {
@@ -80,13 +80,13 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
     console.error("Run 'upstash-exporter --help' for the flags.");
     return EXIT_CONFIG;
   }
-  const version = readVersion();
+  const build = readBuildInfo();
   if (flags.help === true) {
     process.stdout.write(USAGE);
     return 0;
   }
   if (flags.version === true) {
-    process.stdout.write(`upstash-exporter ${version} (node ${process.version})\n`);
+    process.stdout.write(versionText(build));
     return 0;
   }
 
@@ -142,7 +142,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
   // configuration that does not validate throws, and the app keeps the running one.
   const reread = (): Config =>
     simulator === undefined ? loadConfig({ configFile, env: process.env, flags: overrides }) : config;
-  const app = createApp(config, { logger, version, loadConfig: reread });
+  const app = createApp(config, { logger, ...build, loadConfig: reread });
   try {
     const address = await Promise.race([app.start(), signals.shutdown]);
     if (typeof address === 'string') {

@@ -19,7 +19,11 @@ const shutdown = new Promise<NodeJS.Signals>((resolve) => {
 });
 let reload: (() => void) | undefined;
 process.on('SIGHUP', () => reload?.());
+// Until the program runs there is nothing to stop: a SIGTERM while its modules load (a second or more on
+// a busy machine) exits 0 at once instead of loading, starting and then stopping everything.
+let running = false;
 void shutdown.then(() => {
+  if (!running) process.exit(0);
   setTimeout(() => {
     console.error('upstash-exporter: shutdown took too long; exiting');
     process.exit(EXIT_FATAL);
@@ -31,6 +35,7 @@ for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFla
 
 try {
   const { main } = await import('./cli.js');
+  running = true;
   process.exitCode = await main(process.argv.slice(2), {
     shutdown,
     onHangup: (handler) => {

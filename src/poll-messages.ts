@@ -7,6 +7,7 @@ import type { Publication } from './polling.js';
 export interface WorkerInit {
   readonly config: WireConfig;
   readonly version: string;
+  readonly revision?: string | undefined;
   /** The serving thread's log level (a reload's configuration sets both). */
   readonly logLevel: string;
 }

@@ -16,6 +16,8 @@ import type { PolledSections, Published, Publisher, Section } from './server/scr
 export interface PollThreadOptions {
   readonly logger: Logger;
   readonly version: string;
+  /** The git commit the program was built from (src/version.ts); `unknown` where none is given. */
+  readonly revision?: string | undefined;
   /** The worker's entry; by default the built poll-worker.js beside this module. */
   readonly entry?: URL;
 }
@@ -151,6 +153,7 @@ export class PollThread implements PolledSections, Publisher {
     const init: WorkerInit = {
       config: toWire(this.#config),
       version: this.#options.version,
+      revision: this.#options.revision,
       logLevel: this.#options.logger.level,
     };
     const worker = new Worker(entry, { workerData: init });

@@ -22,7 +22,7 @@ const config = fromWire(init.config);
 // The same logger as the serving thread's, redaction included; the lines leave formatted.
 const logger = createLogger(config.logLevel, { write: (line: string) => post({ type: 'log', line }) });
 logger.level = init.logLevel;
-const polling = createPolling(config, { logger, version: init.version });
+const polling = createPolling(config, { logger, version: init.version, revision: init.revision });
 
 // One publication at a time; asking while one is under way queues one more (at most), which a
 // caller then waits for: it shows everything done before the call.

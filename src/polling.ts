@@ -11,6 +11,8 @@ import { DATA_METRICS } from './sources/kinds.js';
 export interface PollingOptions {
   readonly logger: Logger;
   readonly version: string;
+  /** The git commit the program was built from (src/version.ts); `unknown` where none is given. */
+  readonly revision?: string | undefined;
 }
 
 /** A section as the poller hands it over: the families whose lines changed since the last time. */
@@ -55,8 +57,8 @@ export interface Polling {
  * until `start()`. Scrapes never reach any of it: the serving thread is handed publications.
  */
 export function createPolling(config: Config, options: PollingOptions): Polling {
-  const { logger, version } = options;
-  const metrics = createSelfMetrics({ version, sharding: config.sharding });
+  const { logger, version, revision } = options;
+  const metrics = createSelfMetrics({ version, revision, sharding: config.sharding });
   const series = new DataSeries(DATA_METRICS);
   const plan = new PollPlan({
     version,

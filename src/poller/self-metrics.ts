@@ -73,7 +73,7 @@ const REQUESTS = metric(
 );
 const BUILD_INFO = metric(
   'upstash_exporter_build_info',
-  'Always 1; the labels say which exporter version runs on which Node.js.',
+  'Always 1; the labels say which exporter version, built from which git revision, runs on which Node.js.',
 );
 // Always exported, 0 and 1 when unsharded: dashboards and the sharding alert read them.
 const SHARD_ORDINAL = metric(
@@ -136,6 +136,8 @@ const BUILD = '\u0001build';
  */
 export function createSelfMetrics(build: {
   version: string;
+  /** `unknown` when not given, as for a build outside git. */
+  revision?: string | undefined;
   sharding?: { shard: number; total: number };
 }): SelfMetrics {
   const series = new DataSeries(HEALTH_METRICS);
@@ -150,6 +152,7 @@ export function createSelfMetrics(build: {
       metric: BUILD_INFO,
       labels: [
         ['version', build.version],
+        ['revision', build.revision ?? 'unknown'],
         ['node_version', process.version],
       ],
       value: 1,

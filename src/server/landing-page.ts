@@ -9,6 +9,8 @@ export interface LandingPageInput {
   /** Unix ms: ages and the next polls are counted from it. */
   readonly now: number;
   readonly version: string;
+  /** The git commit built from; `unknown` when not given. */
+  readonly revision?: string | undefined;
   /** Which shard this is, e.g. `0 of 1`. */
   readonly shard: string;
   /** What /readyz answers. */
@@ -52,7 +54,7 @@ export function landingPage(input: LandingPageInput): string {
 </head>
 <body>
 <header><h1>Upstash exporter</h1>
-<p>Version ${escapeHtml(input.version)} · shard ${escapeHtml(input.shard)} · <a href="metrics">/metrics</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a></p>
+<p>Version ${escapeHtml(input.version)} (revision ${escapeHtml(input.revision ?? 'unknown')}) · shard ${escapeHtml(input.shard)} · <a href="metrics">/metrics</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a></p>
 <p class="summary">${summary}</p>
 <p class="note">As of <time datetime="${iso(now)}">${escapeHtml(iso(now))}</time>. Reload the page to refresh it.</p></header>
 <main>

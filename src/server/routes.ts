@@ -25,6 +25,7 @@ interface ServerOptions {
   readonly version: string;
   /** Where the metrics are served (`--web.telemetry-path`, checked at start: not another route). */
   readonly telemetryPath: string;
+  readonly revision?: string | undefined;
   /** Which shard this is, e.g. `0 of 1`, for the landing page. */
   readonly shard: string;
   /** Whether `POST /-/reload` may reload (`--web.enable-lifecycle`), as the running configuration says. */
@@ -115,6 +116,7 @@ async function handle(
           rows: options.sources(),
           now: Date.now(),
           version: options.version,
+          revision: options.revision,
           shard: options.shard,
           ready: options.ready(),
         }),

@@ -104,7 +104,8 @@ describe('faults', () => {
     await waitFor(() => sim.requests('flow_control') === 1 && sim.requests('url_groups') === 1);
     const t0 = Date.now();
     await sim.stop();
-    expect(Date.now() - t0).toBeLessThan(5_000); // a trickle at 1 B/s would take half an hour
+    // A trickle at 1 B/s would take half an hour; a minute is a margin no busy machine takes.
+    expect(Date.now() - t0).toBeLessThan(60_000);
     expect(await hung).toBe('failed');
     expect(await slow).toBe('failed');
   });

@@ -23,22 +23,24 @@ const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 const DATABASES = Array.from({ length: 9 }, (_, i) => `db-shard-${i}`);
 const ACCOUNTS = ['eu', 'us', 'ap'];
 const LISTINGS = new Set<string>(['databases', 'qstash_users', 'vector_indexes', 'search_indexes']);
-// Only the start-up poll is counted: an interval whose tick (cron, on the wall clock) could fall
-// between the processes' start-ups would give one process a poll more than the others. The own
-// schedules too (the DLQs' 5m default did, once, at a five-minute tick).
-const INTERVAL = '1h';
+// Only the start-up poll is counted: a tick (cron, on the wall clock) that fell between the processes'
+// start-ups would give one process a poll more than the others. The own schedules too (the DLQs' 5m
+// default did, once, at a five-minute tick). So the entries tick once a year and the own schedules at
+// midnight: an hourly tick fell within a run one time in 20 when a busy machine made it 3 minutes long.
+const SCHEDULE = '0 0 0 1 1 *';
+const INTERVAL = '24h';
 
 function config(url: string): string {
   return writeConfig(`
 qstash:
-${ACCOUNTS.map((name) => `  - name: ${name}\n    url: ${url}\n    token: ${DEMO_QSTASH_TOKEN}\n    interval: ${INTERVAL}\n    dlq_interval: ${INTERVAL}`).join('\n')}
+${ACCOUNTS.map((name) => `  - name: ${name}\n    url: ${url}\n    token: ${DEMO_QSTASH_TOKEN}\n    schedule: "${SCHEDULE}"\n    dlq_interval: ${INTERVAL}`).join('\n')}
 management:
   - name: main
     url: ${url}
     email: ${DEMO_EMAIL}
     api_key: ${DEMO_API_KEY}
     databases: [${DATABASES.join(', ')}]
-    interval: ${INTERVAL}
+    schedule: "${SCHEDULE}"
     backups_interval: ${INTERVAL}
 `);
 }

@@ -47,10 +47,15 @@ export async function runToExit(
 
 /**
  * Starts the exporter on an ephemeral loopback port and waits for its `listening` log line,
- * which carries the port.
+ * which carries the port. `program` is the built dist/main.js unless given (an installed command).
  */
-export async function startExporter(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ExporterProcess> {
-  const child = spawn(process.execPath, [MAIN, '--web.listen-address', '127.0.0.1:0', ...args], {
+export async function startExporter(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  program: readonly [string, ...string[]] = [process.execPath, MAIN],
+): Promise<ExporterProcess> {
+  const [command, ...before] = program;
+  const child = spawn(command, [...before, '--web.listen-address', '127.0.0.1:0', ...args], {
     env: { PATH: process.env.PATH, ...env },
   });
   let stdout = '';

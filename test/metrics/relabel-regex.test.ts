@@ -49,12 +49,13 @@ describe('RE2 syntax means what it means in Prometheus and Go', () => {
 });
 
 describe('matching time is linear in the name', () => {
-  test('`.*-.*-.*-x` against a 100,000-character name ends well within a second', () => {
-    // JavaScript's backtracking RegExp takes seconds on this at 4,000 characters (cubic in the name).
+  test('`.*-.*-.*-x` against a 100,000-character name ends in seconds where backtracking takes hours', () => {
+    // JavaScript's backtracking RegExp takes seconds on this at 4,000 characters (cubic in the name),
+    // so hours at 100,000; linear matching takes milliseconds. The bound sits between, far from both.
     const name = 'a-'.repeat(50_000);
     const started = performance.now();
     expect(anchoredRegex('.*-.*-.*-x').test(name)).toBe(false);
     expect(anchoredRegex('(a|a)*-(.*-)*y').test(name)).toBe(false);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 });

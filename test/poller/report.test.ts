@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DataSeries } from '../../src/metrics/data-series.js';
 import { limitLabelValue } from '../../src/metrics/label-limit.js';
 import { Poller, type PollGroup } from '../../src/poller/poller.js';
@@ -15,7 +15,10 @@ import { unitLabels, type PollResult, type PollUnit } from '../../src/vocabulary
 // label rule as data series.
 
 const EVERY_SECOND = '* * * * * *';
+/** A wait inside a poll: on the fake clock, so it ends when the test moves the clock past it. */
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Moves the fake clock on, running every timer (cron ticks included) and promise due meanwhile. */
+const pass = async (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 function setup(groups: PollGroup[]) {
   const metrics = createSelfMetrics({ version: 'test' });
@@ -66,10 +69,21 @@ function heldListing() {
   };
 }
 
+// The clock is fake (node-cron, the poller's timers and Date alike), as in poller.test.ts: which
+// ticks fall within a poll does not depend on how busy the machine is. Half a second into a second,
+// so that the start-up poll and the first cron tick never coincide.
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2025, 0, 1, 0, 0, 0, 500) });
+});
+
 let running: Poller | undefined;
 afterEach(async () => {
-  await running?.stop();
+  // A poll still waiting on the fake clock must be let go for stop() to settle.
+  const stopping = running?.stop();
+  await pass(10_000);
+  await stopping;
   running = undefined;
+  vi.useRealTimers();
 });
 
 describe('a listing and its news', () => {
@@ -85,7 +99,7 @@ describe('a listing and its news', () => {
     );
     const t = setup([group([listing])]);
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     expect(seen[0]).toBe('ok');
   });
 
@@ -93,7 +107,7 @@ describe('a listing and its news', () => {
     const { listing, land, told } = heldListing();
     const t = setup([group([listing])]);
     t.poller.start();
-    await sleep(50);
+    await pass(50);
     await t.poller.reconfigure([]);
     land();
     await t.poller.settled();
@@ -109,7 +123,7 @@ describe('a listing and its news', () => {
     const { listing, land, told } = heldListing();
     const t = setup([group([listing])]);
     t.poller.start();
-    await sleep(50);
+    await pass(50);
     // The same unit, rebuilt by a reload: the poll in flight still finishes and is recorded.
     await t.poller.reconfigure([group([{ ...listing }])]);
     land();
@@ -134,7 +148,7 @@ describe('a silent unit (a listing another shard exports)', () => {
     );
     const t = setup([group([listing])]);
     t.poller.start();
-    await sleep(3200);
+    await pass(3200);
     expect(t.lines.some((l) => l.msg === 'poll skipped' && l.reason === 'still_running')).toBe(true);
     expect(call).toBeGreaterThanOrEqual(2);
     expect(await t.text()).not.toContain('source="databases"');
@@ -157,7 +171,7 @@ describe('health labels', () => {
     );
     const t = setup([group([stats])]);
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     const capped = limitLabelValue(id);
     expect(capped.length).toBeLessThanOrEqual(1024);
     const text = await t.text();
@@ -174,7 +188,7 @@ describe('health labels', () => {
       group(ids.map((id) => unit('redis_stats', id, async () => Promise.resolve({ samples: [] })))),
     ]);
     t.poller.start();
-    await sleep(100);
+    await pass(100);
     const up = (await t.text()).split('\n').filter((line) => line.startsWith('upstash_up{'));
     expect(up).toHaveLength(2);
     expect(new Set(up).size).toBe(2);

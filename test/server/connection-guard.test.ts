@@ -117,25 +117,18 @@ describe('connection limit', () => {
     const idle = await open(s.port);
     const slow = await open(s.port);
     slow.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
-    // How late this process's timers run (the server's among them): a busy machine delays the close
-    // by as much, which the upper bound allows for.
-    let lateness = 0;
-    let last = Date.now();
-    const trickle = setInterval(() => {
-      const now = Date.now();
-      lateness = Math.max(lateness, now - last - 500);
-      last = now;
-      slow.socket.write('x-pad: 1\r\n');
-    }, 500);
+    const trickle = setInterval(() => slow.socket.write('x-pad: 1\r\n'), 500);
     const opened = Date.now();
     try {
       await eventually('both closed', () => (idle.closed() && slow.closed() ? true : undefined));
     } finally {
       clearInterval(trickle);
     }
-    // headersTimeout 5 s, checked every second.
+    // headersTimeout 5 s, checked every second: not before (timers never fire early), and not
+    // never: the slowloris trickles on, so only the timeout closes it, and within a margin of several
+    // times the 5 s that no busy machine's late timers reach.
     expect(Date.now() - opened).toBeGreaterThan(4_500);
-    expect(Date.now() - opened).toBeLessThan(7_500 + 2 * lateness);
+    expect(Date.now() - opened).toBeLessThan(30_000);
   });
 
   test('connections with a request in progress are not closed to make room; a newcomer is instead', async () => {

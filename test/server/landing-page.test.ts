@@ -31,7 +31,7 @@ function row(
 }
 
 const page = (rows: readonly SourceRow[], ready = true) =>
-  landingPage({ rows, now: NOW, version: '1.2.3', shard: '0 of 1', ready });
+  landingPage({ rows, now: NOW, version: '1.2.3', revision: 'c0ffee', shard: '0 of 1', ready });
 
 /** The text of the page as a reader sees it: tags dropped, entities kept. */
 const text = (html: string) => html.replace(/<[^>]*>/g, '');
@@ -113,7 +113,7 @@ describe('landing page', () => {
     );
   });
 
-  it('a summary line at the top: units, up, failing, pending and readiness; shard, version and links', () => {
+  it('a summary line at the top: units, up, failing, pending and readiness; shard, version, revision and links', () => {
     const rows = [
       row('flow_control', 'eu'),
       row('url_groups', 'eu', 'account', '', { outcome: 'timeout', error: 'timeout' }),
@@ -121,7 +121,7 @@ describe('landing page', () => {
     ];
     const ready = text(page(rows, true));
     expect(ready).toContain('3 units: 1 up, 1 failing, 1 pending. Ready');
-    expect(ready).toContain('Version 1.2.3 · shard 0 of 1');
+    expect(ready).toContain('Version 1.2.3 (revision c0ffee) · shard 0 of 1');
     expect(text(page(rows, false))).toContain('Not ready: waiting for the first poll of every unit.');
     const html = page(rows);
     for (const link of ['metrics', 'healthz', 'readyz'])
@@ -131,7 +131,7 @@ describe('landing page', () => {
     expect(text(page([]))).toContain('0 units: 0 up. Ready');
   });
 
-  it('escapes every string it shows: names, IDs, account, source, error, version and shard', () => {
+  it('escapes every string it shows: names, IDs, account, source, error, version, revision and shard', () => {
     const hostile = `<script>alert("x")</script>'&`;
     const html = landingPage({
       rows: [
@@ -142,6 +142,7 @@ describe('landing page', () => {
       ],
       now: NOW,
       version: hostile,
+      revision: hostile,
       shard: hostile,
       ready: true,
     });

@@ -23,7 +23,7 @@ import type { FailureReason } from '../../src/poller/self-metrics.js';
 import { fetchFlowControl } from '../../src/upstash/flow-control.js';
 import { sendJson, startLocalServer, type LocalServer } from './local-server.js';
 
-const USER_AGENT = 'upstash-exporter/0.1.0 (node v20)';
+const USER_AGENT = 'upstash-exporter/0.0.0-test (node v20)';
 const AUTH = `Bearer ${DEMO_QSTASH_TOKEN}`;
 const bearer = (token: string) => ({ api: 'qstash', token: { reveal: () => token } }) as const;
 const QSTASH = bearer(DEMO_QSTASH_TOKEN);
@@ -196,21 +196,26 @@ describe('each failure maps to exactly one reason', () => {
   test('a server that never answers → timeout, and the socket is really closed', async () => {
     const s = await server(() => undefined); // hangs
     const started = performance.now();
+    // The server never answers, so only the client's own timer can end the call (a hang would end the
+    // test at its timeout instead); timers never fire early, however busy the machine.
     const error = await failsWith(get(client({ timeoutMs: 300 }), s.url), 'timeout');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.message).toMatch(/timed out after 300 ms: GET http:\/\/127\.0\.0\.1:\d+/);
     // The server sees the connection go away (not left hanging in the pool).
     await s.waitForClosedConnections(1);
     expect(s.inFlight).toBe(0);
-    expect(performance.now() - started).toBeLessThan(4000);
   });
 
   test('the simulator hang fault → timeout; retries count as separate attempts', async () => {
     const sim = await simulator();
     sim.setFault('flow_control', { kind: 'hang' });
     const codes: string[] = [];
+    // Each attempt must reach the server before its timeout to be counted there: a loopback request
+    // takes a millisecond, and the timeout allows a stall of the whole process a thousand times that
+    // (200 ms was not enough beside two CPU-bound processes: the server saw 1 request).
     await failsWith(
-      get(client({ timeoutMs: 200, retries: 1, onRequest: (_, c) => codes.push(c) }), flowUrl(sim.url)),
+      get(client({ timeoutMs: 1500, retries: 1, onRequest: (_, c) => codes.push(c) }), flowUrl(sim.url)),
       'timeout',
     );
     expect(sim.requests('flow_control')).toBe(2);
@@ -444,28 +449,30 @@ describe('retries', () => {
 
   test('429 with Retry-After beyond the deadline fails at once as rate_limited, with retryAfterMs', async () => {
     const sim = await simulator();
-    sim.setFault('flow_control', { kind: 'status', status: 429, retryAfter: '3' });
+    sim.setFault('flow_control', { kind: 'status', status: 429, retryAfter: '600' });
     const started = performance.now();
     const error = await failsWith(
       get(client({ retries: 2 }), flowUrl(sim.url), { deadline: Date.now() + 1000 }),
       'rate_limited',
     );
-    expect(statusError(error).retryAfterMs).toBe(3000);
+    expect(statusError(error).retryAfterMs).toBe(600_000);
     expect(sim.requests('flow_control')).toBe(1);
-    expect(performance.now() - started).toBeLessThan(2500); // did not sit out the 3 s
+    // Did not sit out the 10 minutes: a tenth of them is a margin no busy machine takes.
+    expect(performance.now() - started).toBeLessThan(60_000);
   });
 
   test('429 with Retry-After as an HTTP date is honoured too', async () => {
     const sim = await simulator();
-    const when = new Date(Date.now() + 60_000).toUTCString();
+    // Half an hour ahead: whatever the request took, what is left of it is well above 20 minutes.
+    const when = new Date(Date.now() + 1_800_000).toUTCString();
     sim.setFault('flow_control', { kind: 'status', status: 429, retryAfter: when });
     const error = await failsWith(
       get(client({ retries: 2 }), flowUrl(sim.url), { deadline: Date.now() + 1000 }),
       'rate_limited',
     );
     const retryAfterMs = statusError(error).retryAfterMs!;
-    expect(retryAfterMs).toBeGreaterThan(50_000);
-    expect(retryAfterMs).toBeLessThanOrEqual(60_000);
+    expect(retryAfterMs).toBeGreaterThan(1_200_000);
+    expect(retryAfterMs).toBeLessThanOrEqual(1_800_000);
   });
 
   test('retryAfterMs is only read from a 429', async () => {
@@ -512,9 +519,25 @@ describe('parseRetryAfter', () => {
 describe('concurrency cap', () => {
   const HOLD_MS = 500;
 
+  /**
+   * Holds every answer until `n` requests have arrived (none answered before, so `n` were in flight
+   * together, however slowly they came), then HOLD_MS more, in which a client that broke its cap
+   * would have more in flight.
+   */
+  function heldUntil(n: number): () => Promise<void> {
+    let arrived = 0;
+    let open = (): void => undefined;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return async () => {
+      if (++arrived >= n) open();
+      await opened;
+      await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+    };
+  }
+
   test('concurrency: 2 → never more than 2 requests in flight at the server', async () => {
-    // Each answer is held long enough for a second request to arrive even on a busy machine.
-    const s = await server((_, res) => setTimeout(() => sendJson(res, 200, { ok: true }), HOLD_MS));
+    const hold = heldUntil(2);
+    const s = await server((_, res) => void hold().then(() => sendJson(res, 200, { ok: true })));
     // Plenty of sockets allowed, so only the client's own cap can hold requests back.
     const c = client({ concurrency: 2, connectionsPerOrigin: 10 });
     const results = await Promise.all(Array.from({ length: 7 }, () => get(c, s.url)));
@@ -526,13 +549,14 @@ describe('concurrency cap', () => {
   test('the cap is global: two origins together stay within it', async () => {
     let together = 0;
     let maxTogether = 0;
+    const hold = heldUntil(2);
     const slow: Parameters<typeof startLocalServer>[0] = (_, res) => {
       together++;
       maxTogether = Math.max(maxTogether, together);
-      setTimeout(() => {
+      void hold().then(() => {
         together--;
         sendJson(res, 200, { ok: true });
-      }, HOLD_MS);
+      });
     };
     const a = await server(slow);
     const b = await server(slow);
@@ -569,7 +593,8 @@ describe('credentials never leak into errors', () => {
     const url = flowUrl(sim.url);
     if (fault === 'refused') await sim.stop();
     else sim.setFault('flow_control', fault);
-    const c = client({ timeoutMs: 300, maxBodyBytes: 5000 });
+    // The hang's request must reach the server before the timeout for its header to be seen there.
+    const c = client({ timeoutMs: 1500, maxBodyBytes: 5000 });
     const error = await failure(c.getJson({ url, credentials: bearer(SECRET) }));
     expect(error).toBeInstanceOf(UpstashError);
     if (fault !== 'refused' && fault.kind !== 'status') {
@@ -603,15 +628,16 @@ describe('abort', () => {
 
   test('aborting while waiting out a Retry-After → AbortedError at once', async () => {
     const sim = await simulator();
-    sim.setFault('flow_control', { kind: 'status', status: 429, retryAfter: '30' });
+    sim.setFault('flow_control', { kind: 'status', status: 429, retryAfter: '3600' });
     const controller = new AbortController();
     const started = performance.now();
-    // Abort shortly after the 429 has come back, while the client sits out the 30 s.
+    // Abort shortly after the 429 has come back, while the client sits out the hour.
     const c = client({ retries: 2, onRequest: () => setTimeout(() => controller.abort(), 50) });
     const pending = get(c, flowUrl(sim.url), { signal: controller.signal });
     expect(await failure(pending)).toBeInstanceOf(AbortedError);
     expect(sim.requests('flow_control')).toBe(1);
-    expect(performance.now() - started).toBeLessThan(10_000);
+    // Not the hour: a minute is a margin no busy machine takes.
+    expect(performance.now() - started).toBeLessThan(60_000);
   });
 
   test('an already aborted signal → AbortedError without a request reaching the server', async () => {
