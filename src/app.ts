@@ -6,8 +6,8 @@ import { plainHttpAccounts } from './config/addresses.js';
 import type { Config } from './config/types.js';
 import { familyPredicate } from './metrics/family-filter.js';
 import { registerProcessMetrics } from './metrics/process-metrics.js';
-import type { WorkerStats } from './poll-messages.js';
-import { PollThread } from './poll-thread.js';
+import type { WorkerStats } from './polling/protocol.js';
+import { PollThread } from './polling/thread.js';
 import { keepRestartSettings, ReloadQueue } from './reload-queue.js';
 import { listen } from './server/listener.js';
 import { createHandler, type ReloadOutcome } from './server/routes.js';
@@ -24,7 +24,7 @@ export interface AppOptions {
    * it does not validate. Without it, a reload applies the running configuration again.
    */
   readonly loadConfig?: () => Config;
-  /** The poll worker's entry module; by default the one built beside app.js (poll-worker.js). */
+  /** The poll worker's entry module; by default the one built beside app.js (polling/worker.js). */
   readonly pollWorker?: URL;
 }
 

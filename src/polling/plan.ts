@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { Schedule } from './config/schedule.js';
-import type { Config, ManagementAccount, QstashAccount } from './config/types.js';
-import type { PollGroup } from './poller/poller.js';
-import type { SelfMetrics } from './poller/self-metrics.js';
-import { anchoredRegex } from './sources/databases.js';
-import type { Listed } from './sources/source.js';
-import { entryGroups, type SourceEntry, type UnitDeps } from './sources/units.js';
-import { UpstashClient, type Credentials } from './upstash/client.js';
-import type { OwnSchedule, PerIdUnit } from './vocabulary.js';
+import type { Schedule } from '../config/schedule.js';
+import type { Config, ManagementAccount, QstashAccount } from '../config/types.js';
+import type { PollGroup } from '../poller/poller.js';
+import type { SelfMetrics } from '../poller/self-metrics.js';
+import { anchoredRegex } from '../sources/databases.js';
+import type { Listed } from '../sources/source.js';
+import { entryGroups, type SourceEntry, type UnitDeps } from '../sources/units.js';
+import { UpstashClient, type Credentials } from '../upstash/client.js';
+import type { OwnSchedule, PerIdUnit } from '../vocabulary.js';
 
 /** What the poll plan needs besides each configuration. */
 export interface PollPlanOptions {

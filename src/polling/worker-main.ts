@@ -1,12 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { fromWire } from './config/wire.js';
-import { createLogger } from './logger.js';
-import type { FromWorker, ToWorker, WorkerInit, WorkerStats } from './poll-messages.js';
+import { fromWire } from '../config/wire.js';
+import { createLogger } from '../logger.js';
+import type { FromWorker, ToWorker, WorkerInit, WorkerStats } from './protocol.js';
 import { createPolling, transferList } from './polling.js';
 
 // The poll worker, composition only (as app.ts is the serving thread's): polling, parsing,
 // validation and rendering to bytes run here, on a thread of their own, so that a scrape never
-// queues behind a poll and a poll never waits for scrapes. poll-thread.ts starts it (poll-worker.ts
+// queues behind a poll and a poll never waits for scrapes. polling/thread.ts starts it (polling/worker.ts
 // is its entry), and restarts it if it dies. What it renders is handed over as publications whose
 // buffers are transferred (moved, not copied); its log lines go to the serving thread, which writes
 // them where its own go.
@@ -15,7 +15,7 @@ import { createPolling, transferList } from './polling.js';
 const PUBLISH_EVERY_MS = 1000;
 
 const port = parentPort;
-if (port === null) throw new Error('the poll worker runs as a worker thread (see poll-thread.ts)');
+if (port === null) throw new Error('the poll worker runs as a worker thread (see polling/thread.ts)');
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 const init = workerData as WorkerInit;
 const config = fromWire(init.config);

@@ -1,22 +1,22 @@
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { DestinationStream, Logger } from 'pino';
-import { toWire } from './config/wire.js';
-import type { Config } from './config/types.js';
-import type { FamilyBlocks } from './metrics/data-series.js';
-import { FamilyTable, type Rendered } from './metrics/family-table.js';
-import { heapFlags } from './heap-flags.js';
-import { logDestination } from './logger.js';
-import type { Done, FromWorker, ToWorker, WorkerInit, WorkerStats } from './poll-messages.js';
+import { toWire } from '../config/wire.js';
+import type { Config } from '../config/types.js';
+import type { FamilyBlocks } from '../metrics/data-series.js';
+import { FamilyTable, type Rendered } from '../metrics/family-table.js';
+import { heapFlags } from '../heap-flags.js';
+import { logDestination } from '../logger.js';
+import type { Done, FromWorker, ToWorker, WorkerInit, WorkerStats } from './protocol.js';
 import type { Publication, SectionChanges } from './polling.js';
-import type { SourceRow } from './server/landing-page.js';
-import type { PolledSections, Published, Publisher, Section } from './server/scrape-cache.js';
+import type { SourceRow } from '../server/landing-page.js';
+import type { PolledSections, Published, Publisher, Section } from '../server/scrape-cache.js';
 
 /** What the poll thread needs besides the configuration. */
 export interface PollThreadOptions {
   readonly logger: Logger;
   readonly version: string;
-  /** The worker's entry; by default the built poll-worker.js beside this module. */
+  /** The worker's entry; by default the built polling/worker.js beside this module. */
   readonly entry?: URL;
 }
 
@@ -29,7 +29,7 @@ const HEALTHY_AFTER_MS = 60_000;
 const STOP_GRACE_MS = 3_000;
 
 /**
- * The serving thread's side of the poll worker (poll-worker.ts): starts it, sends it reloads and the
+ * The serving thread's side of the poll worker (polling/worker.ts): starts it, sends it reloads and the
  * stop, writes its log lines to this process's log destination, and keeps what it last published,
  * which the scrape cache serves ({@link PolledSections}) and the landing page and /readyz read. A
  * worker that dies (an uncaught error, out of memory, process.exit inside it) is logged as an error
@@ -147,7 +147,7 @@ export class PollThread implements PolledSections, Publisher {
   }
 
   #spawn(): Worker {
-    const entry = this.#options.entry ?? new URL('./poll-worker.js', import.meta.url);
+    const entry = this.#options.entry ?? new URL('./worker.js', import.meta.url);
     const init: WorkerInit = {
       config: toWire(this.#config),
       version: this.#options.version,
@@ -159,7 +159,7 @@ export class PollThread implements PolledSections, Publisher {
     this.#spawnedAt = Date.now();
     let failure: unknown;
     // Creating the worker's isolate reset one of the program's heap settings for the whole process
-    // (see poll-worker.ts, which applies them again first thing); this thread applies them again as
+    // (see polling/worker.ts, which applies them again first thing); this thread applies them again as
     // soon as it hears the worker runs, so that its own young generation does not grow meanwhile.
     worker.once('online', () => {
       for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);

@@ -1,7 +1,7 @@
-import type { WireConfig } from './config/wire.js';
+import type { WireConfig } from '../config/wire.js';
 import type { Publication } from './polling.js';
 
-// What the serving thread and the poll worker say to each other (poll-thread.ts and poll-worker.ts).
+// What the serving thread and the poll worker say to each other (polling/thread.ts and polling/worker.ts).
 
 /** What the poll worker is started with. */
 export interface WorkerInit {

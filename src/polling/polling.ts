@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { Config } from './config/types.js';
-import type { DataMetric } from './metrics/catalogue.js';
-import { DataSeries, type FamilyBlocks } from './metrics/data-series.js';
-import { PollPlan } from './poll-plan.js';
-import { Poller, type UnitStatus } from './poller/poller.js';
-import { createSelfMetrics } from './poller/self-metrics.js';
-import { DATA_METRICS } from './sources/kinds.js';
+import type { Config } from '../config/types.js';
+import type { DataMetric } from '../metrics/catalogue.js';
+import { DataSeries, type FamilyBlocks } from '../metrics/data-series.js';
+import { PollPlan } from './plan.js';
+import { Poller, type UnitStatus } from '../poller/poller.js';
+import { createSelfMetrics } from '../poller/self-metrics.js';
+import { DATA_METRICS } from '../sources/kinds.js';
 
 /** What the polling side needs besides the configuration. */
 export interface PollingOptions {
