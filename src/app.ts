@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { plainHttpAccounts } from './config/addresses.js';
@@ -26,6 +27,8 @@ export interface AppOptions {
   readonly loadConfig?: () => Config;
   /** The poll worker's entry module; by default the one built beside app.js (polling/worker.js). */
   readonly pollWorker?: URL;
+  /** The poll worker's heap limits (as a memory-limited container caps it; tests of its death). */
+  readonly pollWorkerLimits?: ResourceLimits;
 }
 
 /**
@@ -60,6 +63,7 @@ export function createApp(config: Config, options: AppOptions): App {
     logger,
     version,
     ...(options.pollWorker !== undefined && { entry: options.pollWorker }),
+    ...(options.pollWorkerLimits !== undefined && { resourceLimits: options.pollWorkerLimits }),
   });
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
   const scrapeCache = createMetricsCache(polling, registry, familyPredicate(config.metrics));
@@ -73,10 +77,10 @@ export function createApp(config: Config, options: AppOptions): App {
     logger.level = next.logLevel;
     warnPlainHttp(next, logger);
     running = keepRestartSettings(running, next, logger);
-    // Resolves once the worker has published what the reload changed.
-    const sources = await polling.reload(running);
-    // Last, so that the next scrape shows all of the reload (and the new metrics.allow and deny).
-    scrapeCache.reconfigure(familyPredicate(running.metrics));
+    // Resolves once a worker runs the new configuration; its metrics.allow and deny apply in the
+    // same moment as the publication of what it changed, so no scrape shows one without the other.
+    const keep = familyPredicate(running.metrics);
+    const sources = await polling.reload(running, () => scrapeCache.reconfigure(keep));
     logger.info({ sources }, 'configuration reloaded');
   };
 
@@ -88,7 +92,7 @@ export function createApp(config: Config, options: AppOptions): App {
       web = new WebSettings(config.webConfigFile, logger);
       const handler = createHandler({
         exposition: async (format, encoding) => scrapeCache.body(format, encoding),
-        ready: () => polling.ready,
+        readiness: () => polling.readiness(),
         sources: () => polling.status(),
         version,
         shard: `${config.sharding.shard} of ${config.sharding.total}`,

@@ -163,6 +163,8 @@ export interface PollUnit {
  * computed by the poller, so that it can cross a thread boundary as it is.
  */
 export interface UnitStatus {
+  /** The unit's ID ({@link PollUnit.id}): what a restarted poll worker continues from. */
+  readonly id: string;
   readonly labels: UnitLabels;
   /** The unit's name from its listing; '' when it has none (an account-wide unit, a configured ID). */
   readonly name: string;

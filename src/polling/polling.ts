@@ -1,41 +1,20 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/types.js';
-import type { DataMetric } from '../metrics/catalogue.js';
-import { DataSeries, type FamilyBlocks } from '../metrics/data-series.js';
-import { PollPlan } from './plan.js';
+import { DataSeries } from '../metrics/data-series.js';
+import { healthKey } from '../poller/health.js';
 import { Poller, type UnitStatus } from '../poller/poller.js';
 import { createSelfMetrics } from '../poller/self-metrics.js';
+import type { Listed } from '../sources/source.js';
 import { DATA_METRICS } from '../sources/kinds.js';
+import { PollPlan } from './plan.js';
+import type { Carried, Publication } from './protocol.js';
 
 /** What the polling side needs besides the configuration. */
 export interface PollingOptions {
   readonly logger: Logger;
   readonly version: string;
-}
-
-/** A section as the poller hands it over: the families whose lines changed since the last time. */
-export interface SectionChanges {
-  /** Every family of the section, in exposition order, with its HELP text; on a whole publication only. */
-  readonly catalogue: readonly DataMetric[] | undefined;
-  /** The families whose lines changed, by block (see {@link DataSeries.takeChanges}). */
-  readonly families: readonly FamilyBlocks[];
-}
-
-/**
- * What the serving thread is handed of the polling side's state: everything rendered to bytes,
- * ready to be transferred (each buffer owns its memory; see {@link transferList}).
- */
-export interface Publication {
-  /** The first publication of a poller says everything: its catalogues, and every family. */
-  readonly whole: boolean;
-  /** The data series. */
-  readonly data: SectionChanges;
-  /** The health metrics, build info and shard gauges. */
-  readonly health: SectionChanges;
-  /** Whether every unit has finished its first poll (see {@link Poller.ready}). */
-  readonly ready: boolean;
-  /** The landing page's rows ({@link UnitStatus}[]), as JSON: parsed only when the page is asked for. */
-  readonly status: Buffer;
+  /** What a dead worker last published, for a restarted one to continue from. */
+  readonly carried?: Carried;
 }
 
 /** The polling side of the exporter, built from one Config: what the poll worker runs. */
@@ -46,27 +25,44 @@ export interface Polling {
   reload(config: Config): Promise<number>;
   /** Stops polling (aborting polls in flight) and closes the Upstash sockets. */
   stop(): Promise<void>;
-  /** What moved since the last publication (undefined: nothing did); the first one is whole. */
-  publish(): Promise<Publication | undefined>;
+  /** Whether anything moved since the last {@link take} (true before the first). */
+  moved(): boolean;
+  /** What moved since the last call, from one moment; the buffers are the caller's to transfer. */
+  take(): Publication;
 }
 
 /**
- * Builds the poller, its plan, the data series and the health metrics from a Config; nothing runs
- * until `start()`. Scrapes never reach any of it: the serving thread is handed publications.
+ * Builds the poller, its plan, the data series and the health counts from a Config; nothing runs
+ * until `start()`. Scrapes never reach any of it: the serving thread is handed publications. A
+ * restarted worker is given what its predecessor last published: its units come back with their
+ * state, and what the serving thread holds of units this configuration no longer has is dropped.
  */
 export function createPolling(config: Config, options: PollingOptions): Polling {
-  const { logger, version } = options;
-  const metrics = createSelfMetrics({ version, sharding: config.sharding });
+  const { logger, carried } = options;
+  const metrics = createSelfMetrics(carried?.health);
   const series = new DataSeries(DATA_METRICS);
+  series.adopt(carried?.held ?? []);
   const plan = new PollPlan({
-    version,
+    version: options.version,
     metrics,
     logger,
     onDiscovered: (key, family, units) => poller.syncUnits(key, family, units),
+    ...(carried !== undefined && { known: carried.known }),
   });
   // One poller for the life of the worker: a reload reconfigures it, so no unit loses its state.
-  const poller = new Poller({ groups: plan.plan(config).groups, series, metrics, logger });
+  const poller = new Poller({
+    groups: plan.plan(config).groups,
+    series,
+    metrics,
+    logger,
+    ...(carried !== undefined && { carried: carried.units }),
+  });
+  if (carried !== undefined) forgetLeftovers(poller, series, metrics);
   let published: { series: number; metrics: number; ready: boolean } | undefined;
+  let knownSent = new Map<string, Listed>();
+  const knownMoved = (): boolean =>
+    plan.known.size !== knownSent.size ||
+    [...plan.known].some(([key, listed]) => knownSent.get(key) !== listed);
 
   return {
     start() {
@@ -83,39 +79,45 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
       await poller.stop();
       await plan.close();
     },
-    async publish() {
+    moved() {
+      return (
+        published?.series !== series.version ||
+        published.metrics !== metrics.version ||
+        published.ready !== poller.ready ||
+        knownMoved()
+      );
+    },
+    take() {
       const now = { series: series.version, metrics: metrics.version, ready: poller.ready };
-      const moved =
-        published?.series !== now.series ||
-        published.metrics !== now.metrics ||
-        published.ready !== now.ready;
-      if (!moved) return undefined;
-      const whole = published === undefined;
+      const newKnown = knownMoved();
       published = now;
+      if (newKnown) knownSent = new Map(plan.known);
       // All of it from one moment: nothing here awaits, so no poll lands in between.
-      return Promise.resolve({
-        whole,
-        data: { catalogue: whole ? DATA_METRICS : undefined, families: series.takeChanges() },
-        health: { catalogue: whole ? metrics.catalogue : undefined, families: metrics.takeChanges() },
+      return {
+        data: series.takeChanges(),
+        health: metrics.takeChanges(),
         ready: now.ready,
-        status: ownBuffer(JSON.stringify(poller.status() satisfies UnitStatus[])),
-      });
+        units: poller.unitIds.length,
+        status: ownBytes(JSON.stringify(poller.status() satisfies UnitStatus[])),
+        known: newKnown ? knownSent : undefined,
+      };
     },
   };
 }
 
-/** Every buffer of a publication, to be transferred (moved, not copied) with it. */
-export function transferList(publication: Publication): ArrayBuffer[] {
-  return [
-    ...[...publication.data.families, ...publication.health.families].flatMap((family) =>
-      family.changed.map((block) => block.lines),
-    ),
-    publication.status,
-  ].map((buffer) => buffer.buffer as ArrayBuffer);
+/** Drops what a dead worker published of units this worker does not poll (a reload changed them). */
+function forgetLeftovers(
+  poller: Poller,
+  series: DataSeries,
+  metrics: ReturnType<typeof createSelfMetrics>,
+): void {
+  const ids = new Set(poller.unitIds);
+  for (const id of [...series.ids()]) if (!ids.has(id)) series.drop(id);
+  metrics.keepOnly(new Set(poller.status().map((row) => healthKey(row.labels))));
 }
 
-/** `text` in a buffer of its own (a transferred buffer must not be a slice of Node's shared pool). */
-function ownBuffer(text: string): Buffer {
+/** `text` in memory of its own (a transferred buffer must not be a slice of Node's shared pool). */
+function ownBytes(text: string): Buffer {
   const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
   bytes.write(text, 0, 'utf8');
   return bytes;

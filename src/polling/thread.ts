@@ -1,23 +1,32 @@
 import { setFlagsFromString } from 'node:v8';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { DestinationStream, Logger } from 'pino';
 import { toWire } from '../config/wire.js';
 import type { Config } from '../config/types.js';
-import type { FamilyBlocks } from '../metrics/data-series.js';
-import { FamilyTable, type Rendered } from '../metrics/family-table.js';
 import { heapFlags } from '../heap-flags.js';
 import { logDestination } from '../logger.js';
-import type { Done, FromWorker, ToWorker, WorkerInit, WorkerStats } from './protocol.js';
-import type { Publication, SectionChanges } from './polling.js';
-import type { SourceRow } from '../server/landing-page.js';
-import type { PolledSections, Published, Publisher, Section } from '../server/scrape-cache.js';
+import type { Readiness, SourceRow } from '../server/landing-page.js';
+import type { PolledSections, Section, SectionsMoved } from '../server/scrape-cache.js';
+import type {
+  FromWorker,
+  Publication,
+  Replies,
+  Reply,
+  Request,
+  ToWorker,
+  WorkerInit,
+  WorkerStats,
+} from './protocol.js';
+import { PollStore } from './store.js';
 
 /** What the poll thread needs besides the configuration. */
 export interface PollThreadOptions {
   readonly logger: Logger;
   readonly version: string;
-  /** The worker's entry; by default the built polling/worker.js beside this module. */
+  /** The worker's entry; by default the built worker.js beside this module. */
   readonly entry?: URL;
+  /** The worker's heap limits (a memory-limited container's); V8's defaults otherwise. */
+  readonly resourceLimits?: ResourceLimits;
 }
 
 /** A dead worker is restarted after this long, doubled for each death in a row, up to the maximum. */
@@ -28,52 +37,59 @@ const HEALTHY_AFTER_MS = 60_000;
 /** How long a stopping worker has to stop its polls and close its sockets before it is terminated. */
 const STOP_GRACE_MS = 3_000;
 
+/** A request waiting for its reply. */
+interface Pending {
+  readonly type: Request['type'];
+  readonly resolve: (reply: Reply) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** A reload (or the start) waiting for a worker to publish with its configuration. */
+interface Awaiting {
+  /** Runs just before that publication is taken (a reload's own settings: metrics.allow and deny). */
+  readonly apply: () => void;
+  readonly resolve: (units: number) => void;
+  readonly reject: (error: Error) => void;
+}
+
 /**
- * The serving thread's side of the poll worker (polling/worker.ts): starts it, sends it reloads and the
- * stop, writes its log lines to this process's log destination, and keeps what it last published,
- * which the scrape cache serves ({@link PolledSections}) and the landing page and /readyz read. A
- * worker that dies (an uncaught error, out of memory, process.exit inside it) is logged as an error
- * and restarted with the running configuration; meanwhile /metrics keeps answering what it last
- * published.
+ * The serving thread's side of the poll worker (worker.ts): starts it, sends it reloads and the stop,
+ * writes its log lines to this process's log destination, and takes its publications into the
+ * {@link PollStore}, which the scrape cache serves ({@link PolledSections}) and the landing page and
+ * /readyz read. A worker that dies (an uncaught error, out of memory, process.exit inside it) is
+ * logged as an error, counted, and restarted with the running configuration and the store's state
+ * to continue from; meanwhile /metrics keeps answering what was published, and /readyz says the
+ * worker is down. A reload is answered once a worker runs it: by the worker that was asked, or, if it
+ * died (or was down), by the first publication of the one restarted with it.
  */
-export class PollThread implements PolledSections, Publisher {
+export class PollThread implements PolledSections, SectionsMoved {
   readonly #options: PollThreadOptions;
   readonly #destination: DestinationStream;
+  readonly #store: PollStore;
   #config: Config;
   #worker: Worker | undefined;
-  /** Which worker this is (restarts count): part of the sections' versions. */
-  #generation = 0;
+  /** The worker published since it was started: it runs. */
+  #live = false;
   #started = false;
   #stopping = false;
   #restartTimer: NodeJS.Timeout | undefined;
   #deathsInARow = 0;
   #spawnedAt = 0;
   #nextId = 0;
-  readonly #pending = new Map<number, { resolve: (done: Done) => void; reject: (error: Error) => void }>();
+  readonly #pending = new Map<number, Pending>();
+  #awaiting: Awaiting[] = [];
+  #onMoved: ((readied: boolean) => void) | undefined;
 
-  #data: FamilyTable | undefined;
-  #health: FamilyTable | undefined;
-  #ready = false;
-  /** Ready once, ready through a restart: the restarted poller's first polls do not make it unready. */
-  #readyBeforeRestart = false;
-  #status: Buffer | undefined;
-  #firstPublication: (() => void) | undefined;
-  #onPublished: ((publication: Published) => void) | undefined;
-
-  readonly data: Section = {
-    version: () => `${this.#generation}/${this.#data?.version ?? 0}`,
-    render: (format, keep): Rendered => this.#data?.render(format, keep) ?? { chunks: [], crc: 0 },
-  };
-
-  readonly health: Section = {
-    version: () => `${this.#generation}/${this.#health?.version ?? 0}`,
-    render: (format, keep): Rendered => this.#health?.render(format, keep) ?? { chunks: [], crc: 0 },
-  };
+  readonly data: Section;
+  readonly health: Section;
 
   constructor(config: Config, options: PollThreadOptions) {
     this.#config = config;
     this.#options = options;
     this.#destination = logDestination(options.logger);
+    this.#store = new PollStore({ version: options.version, sharding: config.sharding });
+    this.data = this.#store.data;
+    this.health = this.#store.health;
   }
 
   /**
@@ -85,34 +101,49 @@ export class PollThread implements PolledSections, Publisher {
   async start(): Promise<void> {
     if (this.#started || this.#stopping) return;
     this.#started = true;
-    // Until a worker has published, whichever: one that dies first is restarted, and /metrics would
-    // say nothing of the units meanwhile.
     await new Promise<void>((resolve) => {
-      this.#firstPublication = resolve;
+      this.#awaiting.push({ apply: () => undefined, resolve: () => resolve(), reject: () => resolve() });
       this.#spawn();
     });
   }
 
-  /** Applies a new configuration in the worker; resolves with the units now polled. */
-  async reload(config: Config): Promise<number> {
+  /**
+   * Applies a new configuration in the worker; resolves with the units now polled once it runs there,
+   * `apply` having run just before its first publication was taken (with nothing in between).
+   */
+  async reload(config: Config, apply: () => void = () => undefined): Promise<number> {
+    const worker = this.#worker;
+    if (worker === undefined) {
+      // Down (waiting for its restart): the worker started next runs this configuration.
+      this.#config = config;
+      return this.#nextPublication(apply);
+    }
+    const id = this.#nextId++;
+    const previous = this.#config;
     this.#config = config;
-    if (this.#worker === undefined) return 0;
-    const done = await this.#request({ type: 'reload', id: this.#nextId++, config: toWire(config) });
-    if (done.error !== undefined) throw new Error(done.error);
-    return done.units ?? 0;
+    const reply = await this.#request<'reload'>(worker, { type: 'reload', id, config: toWire(config) });
+    if (reply === undefined) return this.#nextPublication(apply);
+    if (reply.type === 'reload-failed') {
+      if (this.#config === config) this.#config = previous;
+      throw new Error(reply.error);
+    }
+    apply();
+    this.#take(reply.publication);
+    return reply.units;
   }
 
   /** Stops the polls (aborting those in flight), closes the worker's sockets and ends it. */
   async stop(): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#restartTimer);
-    this.#firstPublication?.();
+    for (const awaiting of this.#awaiting) awaiting.reject(new Error('the exporter is stopping'));
+    this.#awaiting = [];
     const worker = this.#worker;
     if (worker === undefined) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      this.#request({ type: 'stop', id: this.#nextId++ }).catch(() => undefined),
+      this.#request<'stop'>(worker, { type: 'stop', id: this.#nextId++ }).catch(() => undefined),
       exited,
       new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
     ]);
@@ -120,47 +151,58 @@ export class PollThread implements PolledSections, Publisher {
     await worker.terminate();
   }
 
-  /**
-   * Calls `listener` each time a publication has been taken (the sections have moved); `readied`
-   * when it made the exporter ready (its first polls are all over).
-   */
-  onPublished(listener: (publication: Published) => void): void {
-    this.#onPublished = listener;
+  /** Calls `listener` each time the sections moved; `readied` when that made the exporter ready. */
+  onMoved(listener: (readied: boolean) => void): void {
+    this.#onMoved = listener;
   }
 
   /** What the worker's thread holds now; undefined while no worker runs. */
   async stats(): Promise<WorkerStats | undefined> {
-    if (this.#worker === undefined) return undefined;
-    const done = await this.#request({ type: 'stats', id: this.#nextId++ });
-    return done.stats;
+    const worker = this.#worker;
+    if (worker === undefined) return undefined;
+    return (await this.#request<'stats'>(worker, { type: 'stats', id: this.#nextId++ }))?.stats;
   }
 
-  /** True once every unit has finished its first poll (see Poller.ready); and through a restart. */
+  /** True once every unit has finished its first poll (and through reloads), while a worker runs. */
   get ready(): boolean {
-    return this.#ready || this.#readyBeforeRestart;
+    return this.readiness().ready;
+  }
+
+  /** Whether the exporter is ready, and why not, in words for /readyz and the landing page. */
+  readiness(): Readiness {
+    if (!this.#live) {
+      return this.#store.restarts > 0
+        ? { ready: false, why: 'the poll worker died and is restarting' }
+        : { ready: false, why: 'waiting for the first poll of every source' };
+    }
+    if (!this.#store.ready) return { ready: false, why: 'waiting for the first poll of every source' };
+    return { ready: true };
   }
 
   /** The landing page's rows, as the worker last published them. */
   status(): SourceRow[] {
-    if (this.#status === undefined) return [];
-    return JSON.parse(this.#status.toString('utf8')) as SourceRow[];
+    return this.#store.status();
   }
 
-  #spawn(): Worker {
+  #spawn(): void {
     const entry = this.#options.entry ?? new URL('./worker.js', import.meta.url);
     const init: WorkerInit = {
       config: toWire(this.#config),
       version: this.#options.version,
       logLevel: this.#options.logger.level,
+      carried: this.#store.restarts > 0 ? this.#store.carried() : undefined,
     };
-    const worker = new Worker(entry, { workerData: init });
+    const worker = new Worker(entry, {
+      workerData: init,
+      ...(this.#options.resourceLimits !== undefined && { resourceLimits: this.#options.resourceLimits }),
+    });
     this.#worker = worker;
-    this.#generation++;
+    this.#live = false;
     this.#spawnedAt = Date.now();
     let failure: unknown;
     // Creating the worker's isolate reset one of the program's heap settings for the whole process
-    // (see polling/worker.ts, which applies them again first thing); this thread applies them again as
-    // soon as it hears the worker runs, so that its own young generation does not grow meanwhile.
+    // (see worker.ts, which applies them again first thing); this thread applies them again as soon
+    // as it hears the worker runs, so that its own young generation does not grow meanwhile.
     worker.once('online', () => {
       for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
     });
@@ -168,31 +210,46 @@ export class PollThread implements PolledSections, Publisher {
     worker.on('error', (error) => {
       failure = error;
     });
-    worker.on('exit', (code) => {
-      this.#worker = undefined;
-      for (const { reject } of this.#pending.values()) reject(new Error('the poll worker exited'));
-      this.#pending.clear();
-      if (this.#stopping) return;
-      this.#readyBeforeRestart ||= this.#ready;
-      this.#ready = false;
-      if (Date.now() - this.#spawnedAt > HEALTHY_AFTER_MS) this.#deathsInARow = 0;
-      const delay = Math.min(RESTART_DELAY_MS * 2 ** this.#deathsInARow, MAX_RESTART_DELAY_MS);
-      this.#deathsInARow++;
-      this.#options.logger.error(
-        { err: failure, code, restartInMs: delay },
-        'the poll worker died; restarting it, and polling with it',
-      );
-      this.#restartTimer = setTimeout(() => this.#spawn(), delay);
-    });
+    worker.on('exit', (code) => this.#exited(worker, code, failure));
     worker.postMessage({ type: 'start' } satisfies ToWorker);
-    return worker;
   }
 
-  async #request(message: Extract<ToWorker, { id: number }>): Promise<Done> {
-    const worker = this.#worker;
-    if (worker === undefined) throw new Error('the poll worker is not running');
-    return new Promise<Done>((resolve, reject) => {
-      this.#pending.set(message.id, { resolve, reject });
+  #exited(worker: Worker, code: number, failure: unknown): void {
+    if (this.#worker !== worker) return;
+    this.#worker = undefined;
+    this.#live = false;
+    // A reload in flight is answered by the restarted worker, which runs its configuration.
+    for (const pending of this.#pending.values()) pending.reject(new WorkerExited());
+    this.#pending.clear();
+    if (this.#stopping) return;
+    this.#store.workerDied();
+    if (Date.now() - this.#spawnedAt > HEALTHY_AFTER_MS) this.#deathsInARow = 0;
+    const delay = Math.min(RESTART_DELAY_MS * 2 ** this.#deathsInARow, MAX_RESTART_DELAY_MS);
+    this.#deathsInARow++;
+    this.#options.logger.error(
+      { err: failure, code, restartInMs: delay },
+      'the poll worker died; restarting it, and polling with it',
+    );
+    this.#onMoved?.(false);
+    this.#restartTimer = setTimeout(() => this.#spawn(), delay);
+  }
+
+  /** Resolves with the units polled once a worker (started later, with the running configuration) publishes. */
+  async #nextPublication(apply: () => void): Promise<number> {
+    return new Promise<number>((resolve, reject) => this.#awaiting.push({ apply, resolve, reject }));
+  }
+
+  /** Sends a request; resolves with its reply, or undefined when the worker died before replying. */
+  async #request<T extends keyof Replies>(
+    worker: Worker,
+    message: Extract<Request, { type: T }>,
+  ): Promise<Replies[T] | undefined> {
+    return new Promise<Replies[T] | undefined>((resolve, reject) => {
+      this.#pending.set(message.id, {
+        type: message.type,
+        resolve: (reply) => resolve(reply as Replies[T]),
+        reject: (error) => (error instanceof WorkerExited ? resolve(undefined) : reject(error)),
+      });
       worker.postMessage(message satisfies ToWorker);
     });
   }
@@ -205,37 +262,31 @@ export class PollThread implements PolledSections, Publisher {
       case 'publish':
         this.#take(message.publication);
         return;
-      case 'done':
-        this.#pending.get(message.id)?.resolve(message);
+      default: {
+        const pending = this.#pending.get(message.id);
         this.#pending.delete(message.id);
+        pending?.resolve(message);
+      }
     }
   }
 
-  /** Takes a publication; its buffers arrive as plain Uint8Arrays over memory that is now ours. */
+  /** Takes a publication; the first of a worker answers those waiting for one. */
   #take(publication: Publication): void {
     const wasReady = this.ready;
-    this.#data = applied(this.#data, publication.data, publication.whole);
-    this.#health = applied(this.#health, publication.health, publication.whole);
-    this.#ready = publication.ready;
-    this.#firstPublication?.();
-    this.#firstPublication = undefined;
-    this.#status = asBuffer(publication.status);
-    this.#onPublished?.({ readied: !wasReady && this.ready });
+    const awaiting = this.#live ? [] : this.#awaiting;
+    if (!this.#live) this.#awaiting = [];
+    for (const { apply } of awaiting) apply();
+    this.#store.apply(publication);
+    this.#live = true;
+    for (const { resolve } of awaiting) resolve(publication.units);
+    this.#onMoved?.(!wasReady && this.ready);
   }
 }
 
-/** `table` (a new one when the section comes whole) with the section's changed families. */
-function applied(table: FamilyTable | undefined, section: SectionChanges, whole: boolean): FamilyTable {
-  const next =
-    section.catalogue === undefined && table !== undefined ? table : new FamilyTable(section.catalogue ?? []);
-  const families: FamilyBlocks[] = section.families.map((family) => ({
-    ...family,
-    changed: family.changed.map((block) => ({ ...block, lines: asBuffer(block.lines) })),
-  }));
-  next.apply(families, whole);
-  return next;
-}
-
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** The worker exited before it replied. */
+class WorkerExited extends Error {
+  constructor() {
+    super('the poll worker exited');
+    this.name = 'WorkerExited';
+  }
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { problemLines, type ConfigProblem } from '../config/errors.js';
 import type { Format } from '../metrics/exposition.js';
-import { landingPage, type SourceRow } from './landing-page.js';
+import { landingPage, type Readiness, type SourceRow } from './landing-page.js';
 import { acceptsGzip, CONTENT_TYPES, negotiateFormat } from './negotiate.js';
 import type { Encoding } from './scrape-cache.js';
 
@@ -20,7 +20,8 @@ export type ReloadOutcome =
 interface ServerOptions {
   /** The /metrics body, already encoded (cached bytes: a scrape must not render or compress). */
   readonly exposition: (format: Format, encoding: Encoding) => Promise<readonly Buffer[]>;
-  readonly ready: () => boolean;
+  /** Whether the exporter is ready, and why not (in words for /readyz and the landing page). */
+  readonly readiness: () => Readiness;
   readonly sources: () => readonly SourceRow[];
   readonly version: string;
   /** Which shard this is, e.g. `0 of 1`, for the landing page. */
@@ -89,13 +90,8 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
       return;
     case '/readyz':
     case '/-/ready': {
-      const ready = options.ready();
-      sendText(
-        req,
-        res,
-        ready ? 200 : 503,
-        ready ? 'ready\n' : 'waiting for the first poll of every source\n',
-      );
+      const readiness = options.readiness();
+      sendText(req, res, readiness.ready ? 200 : 503, readiness.ready ? 'ready\n' : `${readiness.why}\n`);
       return;
     }
     default:
@@ -109,7 +105,7 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
           now: Date.now(),
           version: options.version,
           shard: options.shard,
-          ready: options.ready(),
+          readiness: options.readiness(),
         }),
       );
   }

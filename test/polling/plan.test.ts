@@ -28,7 +28,7 @@ async function setUp(options: HarnessOptions = {}, edit: (config: Config) => Con
   const news: { key: string; family: string; units: readonly PollUnit[] }[] = [];
   const plan = new PollPlan({
     version: 'test',
-    metrics: createSelfMetrics({ version: 'test' }),
+    metrics: createSelfMetrics(),
     logger: pino({ level: 'silent' }),
     onDiscovered: (key, family, units) => news.push({ key, family, units }),
   });

@@ -6,9 +6,9 @@ import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '.
 
 // Issue 19: polling runs in a worker thread. A worker that dies is an error that is logged and
 // restarts the polling, never a silent stall; /metrics keeps answering meanwhile. The worker is the
-// real one with a death injected (test/helpers/dying-polling/worker.ts).
+// real one with a death injected (test/helpers/dying-poll-worker.ts).
 
-const DYING_WORKER = new URL('../helpers/dying-polling/worker.js', import.meta.url);
+const DYING_WORKER = new URL('../helpers/dying-poll-worker.js', import.meta.url);
 
 afterEach(() => {
   delete process.env.POLL_WORKER_DEATH;
