@@ -112,9 +112,12 @@ export function createApp(config: Config, options: AppOptions): App {
       return address;
     },
     async stop() {
-      await reloads.stop();
+      // No reload starts from now on; one waiting for a worker (down, restarting) is answered by the
+      // poll thread's stop, so that a crash-looping worker cannot hold the exit.
+      const reloading = reloads.stop();
       stopWarming?.();
       await polling.stop();
+      await reloading;
       if (server !== undefined) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
         server.closeAllConnections();

@@ -236,6 +236,7 @@ export class PollThread implements PolledSections, SectionsMoved {
 
   /** Resolves with the units polled once a worker (started later, with the running configuration) publishes. */
   async #nextPublication(apply: () => void): Promise<number> {
+    if (this.#stopping) throw new Error('the exporter is stopping');
     return new Promise<number>((resolve, reject) => this.#awaiting.push({ apply, resolve, reject }));
   }
 
