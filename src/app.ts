@@ -1,13 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { plainHttpAccounts } from './config/addresses.js';
 import type { Config } from './config/types.js';
 import { familyPredicate } from './metrics/family-filter.js';
 import { registerProcessMetrics } from './metrics/process-metrics.js';
-import type { WorkerStats } from './poll-messages.js';
-import { PollThread } from './poll-thread.js';
+import type { WorkerStats } from './polling/protocol.js';
+import { PollThread } from './polling/thread.js';
 import { keepRestartSettings, ReloadQueue } from './reload-queue.js';
 import { listen } from './server/listener.js';
 import { createHandler, type ReloadOutcome } from './server/routes.js';
@@ -26,8 +27,10 @@ export interface AppOptions {
    * it does not validate. Without it, a reload applies the running configuration again.
    */
   readonly loadConfig?: () => Config;
-  /** The poll worker's entry module; by default the one built beside app.js (poll-worker.js). */
+  /** The poll worker's entry module; by default the one built beside app.js (polling/worker.js). */
   readonly pollWorker?: URL;
+  /** The poll worker's heap limits (as a memory-limited container caps it; tests of its death). */
+  readonly pollWorkerLimits?: ResourceLimits;
 }
 
 /**
@@ -63,6 +66,7 @@ export function createApp(config: Config, options: AppOptions): App {
     version,
     revision,
     ...(options.pollWorker !== undefined && { entry: options.pollWorker }),
+    ...(options.pollWorkerLimits !== undefined && { resourceLimits: options.pollWorkerLimits }),
   });
   // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
   const scrapeCache = createMetricsCache(polling, registry, familyPredicate(config.metrics));
@@ -76,10 +80,10 @@ export function createApp(config: Config, options: AppOptions): App {
     logger.level = next.logLevel;
     warnPlainHttp(next, logger);
     running = keepRestartSettings(running, next, logger);
-    // Resolves once the worker has published what the reload changed.
-    const sources = await polling.reload(running);
-    // Last, so that the next scrape shows all of the reload (and the new metrics.allow and deny).
-    scrapeCache.reconfigure(familyPredicate(running.metrics));
+    // Resolves once a worker runs the new configuration; its metrics.allow and deny apply in the
+    // same moment as the publication of what it changed, so no scrape shows one without the other.
+    const keep = familyPredicate(running.metrics);
+    const sources = await polling.reload(running, () => scrapeCache.reconfigure(keep));
     logger.info({ sources }, 'configuration reloaded');
   };
 
@@ -91,7 +95,7 @@ export function createApp(config: Config, options: AppOptions): App {
       web = new WebSettings(config.webConfigFile, logger);
       const handler = createHandler({
         exposition: async (format, encoding) => scrapeCache.body(format, encoding),
-        ready: () => polling.ready,
+        readiness: () => polling.readiness(),
         sources: () => polling.status(),
         version,
         telemetryPath: config.telemetryPath,
@@ -113,9 +117,12 @@ export function createApp(config: Config, options: AppOptions): App {
       return address;
     },
     async stop() {
-      await reloads.stop();
+      // No reload starts from now on; one waiting for a worker (down, restarting) is answered by the
+      // poll thread's stop, so that a crash-looping worker cannot hold the exit.
+      const reloading = reloads.stop();
       stopWarming?.();
       await polling.stop();
+      await reloading;
       if (server !== undefined) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
         server.closeAllConnections();

@@ -4,9 +4,7 @@ import { ConfigError, problemLines } from './config/errors.js';
 import { loadConfig, loadFlagSettings } from './config/load.js';
 import { summarizeConfig } from './config/summary.js';
 import type { Config } from './config/types.js';
-import { demoConfig } from './demo/demo-config.js';
-import { DEMO_INJECTED } from './demo/injected.js';
-import { startSimulator, type Simulator } from './demo/simulator.js';
+import type { Simulator } from './demo/simulator.js';
 import { createLogger } from './logger.js';
 import { readWebFiles } from './server/web-settings.js';
 import { readBuildInfo, versionText } from './version.js';
@@ -110,6 +108,9 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
   try {
     if (flags.demo === true) {
       const base = loadFlagSettings(overrides);
+      // Loaded only with --demo: the simulator and its data are no part of a production process.
+      const { startSimulator } = await import('./demo/simulator.js');
+      const { demoConfig } = await import('./demo/demo-config.js');
       simulator = await startSimulator();
       config = demoConfig(simulator.url, base);
     } else {
@@ -136,6 +137,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
       { simulator: simulator.url },
       'demo: polling the embedded Upstash simulator, no real account',
     );
+    const { DEMO_INJECTED } = await import('./demo/injected.js');
     for (const { injected, message } of DEMO_INJECTED) logger.info({ injected }, message);
   }
   // What a reload reads (SIGHUP and POST /-/reload alike): the demo keeps its configuration; a

@@ -3,7 +3,7 @@
 // idles between polls, memory matters more: with these flags the benchmark's large state rests at
 // ~110 MB resident instead of ~170 MB under V8's own sizing, for more CPU in garbage collection
 // (BENCHMARKS.md, README "Memory"). main.ts sets them before the program's modules load (and the poll
-// worker again, as creating its thread resets one of them: poll-worker.ts), so that
+// worker again, as creating its thread resets one of them: polling/worker.ts), so that
 // `npm start`, the bin and the image all run with them.
 //
 // The young generation: `--max-semi-space-size` says it directly but is read only when the heap is

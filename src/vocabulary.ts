@@ -163,6 +163,8 @@ export interface PollUnit {
  * computed by the poller, so that it can cross a thread boundary as it is.
  */
 export interface UnitStatus {
+  /** The unit's ID ({@link PollUnit.id}): what a restarted poll worker continues from. */
+  readonly id: string;
   readonly labels: UnitLabels;
   /** The unit's name from its listing; '' when it has none (an account-wide unit, a configured ID). */
   readonly name: string;
@@ -192,18 +194,37 @@ export interface UnitStatus {
   readonly stale: boolean;
 }
 
-/** Caps on the series a source exports per account (the config's `limits`). */
-export interface Limits {
-  readonly maxFlowControlKeys: number;
-  readonly maxUrlGroups: number;
-  readonly maxCommandsPerDatabase: number;
-  readonly maxQueues: number;
-  readonly maxSchedules: number;
-  /** Vector indexes, and Search indexes, polled per account (the first by name). */
-  readonly maxIndexes: number;
-  /** Pages of 100 messages read per poll of a dead-letter queue (`dlq`, `workflow_dlq`). */
-  readonly maxDlqPages: number;
+/** A cap of the config's `limits`: its key in the file, its default and its bounds (inclusive). */
+export interface LimitRow {
+  readonly file: string;
+  readonly default: number;
+  readonly min: number;
+  /** Unbounded above when absent. */
+  readonly max?: number;
 }
+
+/**
+ * The one table of the config's `limits`, caps on what a source exports or reads per account: the
+ * file's schema, the resolved configuration, its type and the `--check-config` summary are derived
+ * from it (config/file-schema.ts, resolve.ts, types.ts, summary.ts). A new limit is one row.
+ */
+export const LIMITS = {
+  maxFlowControlKeys: { file: 'max_flow_control_keys', default: 1000, min: 1 },
+  maxUrlGroups: { file: 'max_url_groups', default: 1000, min: 1 },
+  maxCommandsPerDatabase: { file: 'max_commands_per_database', default: 100, min: 1 },
+  maxQueues: { file: 'max_queues', default: 1000, min: 1 },
+  maxSchedules: { file: 'max_schedules', default: 1000, min: 1 },
+  /** Vector indexes, and Search indexes, polled per account (the first by name). */
+  maxIndexes: { file: 'max_indexes', default: 1000, min: 1 },
+  /** Pages of 100 messages read per poll of a dead-letter queue (`dlq`, `workflow_dlq`). */
+  maxDlqPages: { file: 'max_dlq_pages', default: 10, min: 1, max: 100 },
+} as const satisfies Record<string, LimitRow>;
+
+/** Caps on the series a source exports per account (the config's `limits`), by name. */
+export type Limits = { readonly [Name in keyof typeof LIMITS]: number };
+
+/** A limit's key in the configuration file. */
+export type LimitFileKey = (typeof LIMITS)[keyof typeof LIMITS]['file'];
 
 /** Which of `total` processes sharing one configuration this is (0-based `shard`). */
 export interface Sharding {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkListenAddress, LISTEN_ADDRESS_EXPECTED } from './addresses.js';
 import type { Schedule } from './schedule.js';
 import type { Api } from '../upstash/client.js';
-import { ownSchedules, type OwnSchedule } from '../vocabulary.js';
+import { LIMITS, ownSchedules, type LimitFileKey, type LimitRow, type OwnSchedule } from '../vocabulary.js';
 import {
   byteSize,
   count,
@@ -242,22 +242,24 @@ export const fileSchema = z.strictObject(
         max_response_size: byteSize.optional(),
       })
       .optional(),
-    limits: z
-      .strictObject({
-        max_flow_control_keys: count(1).optional(),
-        max_url_groups: count(1).optional(),
-        max_commands_per_database: count(1).optional(),
-        max_queues: count(1).optional(),
-        max_schedules: count(1).optional(),
-        max_indexes: count(1).optional(),
-        max_dlq_pages: count(1).pipe(z.number().max(100, 'must be at most 100')).optional(),
-      })
-      .optional(),
+    limits: z.strictObject(limitShape()).optional(),
     qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),
     management: uniquelyNamed(managementEntry, 'management').optional(),
   },
   { error: 'the configuration must be a mapping of keys to values (listen_address:, qstash:, …)' },
 );
+
+/** The `limits` mapping's keys, each a whole number within its bounds, from the one table (LIMITS). */
+function limitShape(): Record<LimitFileKey, z.ZodOptional<ReturnType<typeof count>>> {
+  const bounded = (limit: LimitRow) =>
+    count(
+      limit.min,
+      limit.max === undefined ? undefined : { at: limit.max, message: `must be at most ${limit.max}` },
+    );
+  return Object.fromEntries(
+    Object.values(LIMITS).map((limit) => [limit.file, bounded(limit).optional()]),
+  ) as Record<LimitFileKey, z.ZodOptional<ReturnType<typeof count>>>;
+}
 
 export type FileConfig = z.output<typeof fileSchema>;
 export type QstashInput = z.input<typeof qstashEntry>;

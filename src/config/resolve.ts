@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { describeFsError, type ConfigProblem } from './errors.js';
 import { SECRET_KEYS, type FileConfig, type ManagementEntry, type QstashEntry } from './file-schema.js';
 import { Secret, secretProblem } from './secret.js';
+import { LIMITS } from '../vocabulary.js';
 import {
   DEFAULTS,
   MANAGEMENT_SOURCES,
@@ -52,16 +53,9 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
       concurrency: file.http?.concurrency ?? DEFAULTS.http.concurrency,
       maxBodyBytes: file.http?.max_response_size ?? DEFAULTS.http.maxBodyBytes,
     },
-    limits: {
-      maxFlowControlKeys: file.limits?.max_flow_control_keys ?? DEFAULTS.limits.maxFlowControlKeys,
-      maxUrlGroups: file.limits?.max_url_groups ?? DEFAULTS.limits.maxUrlGroups,
-      maxCommandsPerDatabase:
-        file.limits?.max_commands_per_database ?? DEFAULTS.limits.maxCommandsPerDatabase,
-      maxQueues: file.limits?.max_queues ?? DEFAULTS.limits.maxQueues,
-      maxSchedules: file.limits?.max_schedules ?? DEFAULTS.limits.maxSchedules,
-      maxIndexes: file.limits?.max_indexes ?? DEFAULTS.limits.maxIndexes,
-      maxDlqPages: file.limits?.max_dlq_pages ?? DEFAULTS.limits.maxDlqPages,
-    },
+    limits: Object.fromEntries(
+      Object.entries(LIMITS).map(([name, limit]) => [name, file.limits?.[limit.file] ?? limit.default]),
+    ) as Limits,
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),
     ),

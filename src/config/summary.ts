@@ -1,5 +1,5 @@
 import type { Api } from '../upstash/client.js';
-import { onOwnSchedule, ownSchedules, type OwnSchedule, type SourceName } from '../vocabulary.js';
+import { LIMITS, onOwnSchedule, ownSchedules, type OwnSchedule, type SourceName } from '../vocabulary.js';
 import type { Schedule } from './schedule.js';
 import type { Config } from './types.js';
 
@@ -17,9 +17,9 @@ export function summarizeConfig(config: Config): string {
     `web_enable_lifecycle: ${config.webEnableLifecycle} (POST /-/reload ${config.webEnableLifecycle ? 'reloads the configuration' : 'answers 403'})`,
     `metrics: ${familySummary(config.metrics)}`,
     `http: timeout ${config.http.timeoutMs / 1000}s, retries ${config.http.retries}, concurrency ${config.http.concurrency}, max response size ${config.http.maxBodyBytes} bytes`,
-    // Every limit, as the file spells it (maxQueues → max_queues): a new one shows without an edit here.
-    `limits: ${Object.entries(config.limits)
-      .map(([key, value]) => `${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} ${value}`)
+    // Every limit, as the file spells it: a new one shows without an edit here.
+    `limits: ${Object.entries(LIMITS)
+      .map(([name, limit]) => `${limit.file} ${config.limits[name as keyof typeof LIMITS]}`)
       .join(', ')}`,
   ];
   for (const account of config.qstash) {

@@ -1,5 +1,6 @@
 import type { FamilySelection } from '../metrics/family-filter.js';
 import {
+  LIMITS,
   SOURCE_NAMES,
   type Limits,
   type OwnSchedule,
@@ -107,14 +108,6 @@ export const DEFAULTS = {
    */
   ownIntervals: { backups: '1h', dlq: '5m' } satisfies Record<OwnSchedule, string>,
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
-  limits: {
-    maxFlowControlKeys: 1000,
-    maxUrlGroups: 1000,
-    maxCommandsPerDatabase: 100,
-    maxQueues: 1000,
-    maxSchedules: 1000,
-    maxIndexes: 1000,
-    maxDlqPages: 10,
-  },
+  limits: Object.fromEntries(Object.entries(LIMITS).map(([name, limit]) => [name, limit.default])) as Limits,
   envAccount: 'default',
 } as const;

@@ -24,6 +24,11 @@ export interface PollerOptions {
   readonly metrics: SelfMetrics;
   readonly logger: Logger;
   readonly now?: () => number;
+  /**
+   * What a dead poll worker last published of each unit, by ID: a restarted worker's units continue
+   * from it (last success and its staleness clock, outcome, Retry-After) instead of starting afresh.
+   */
+  readonly carried?: ReadonlyMap<string, UnitStatus>;
 }
 
 /**
@@ -35,6 +40,7 @@ export class Poller {
   readonly #env: PollerEnv;
   readonly #groups = new Map<string, GroupState>();
   readonly #units = new Map<string, UnitState>();
+  readonly #carried: ReadonlyMap<string, UnitStatus> | undefined;
   #started = false;
   #stopped = false;
   /** Ready once: units a reload adds start `pending`, and the exporter stays ready meanwhile. */
@@ -42,6 +48,7 @@ export class Poller {
 
   constructor(options: PollerOptions) {
     this.#env = { ...options, now: options.now ?? Date.now };
+    this.#carried = options.carried;
     for (const group of options.groups) {
       this.#groups.set(group.key, { group, task: undefined });
       for (const unit of group.units) this.#add(group.key, unit);
@@ -51,6 +58,9 @@ export class Poller {
   /** Polls every unit now, then on its schedule. */
   start(): void {
     this.#started = true;
+    // A unit carried from a dead worker keeps the staleness clock of its last success.
+    for (const state of this.#units.values())
+      if (state.lastSuccessAt !== undefined) armStaleness(state, this.#env);
     for (const state of this.#groups.values()) this.#schedule(state);
     for (const state of this.#units.values()) this.#tick(state);
   }
@@ -199,6 +209,7 @@ export class Poller {
       // A family member waiting for its slot of the tick that passed is polled in this interval.
       const nextPollAt = nextTick + offset - (state.spreadTimer === undefined ? 0 : intervalMs);
       statuses.push({
+        id: state.unit.id,
         labels: state.labels,
         name: state.unit.name ?? '',
         lists: state.unit.lists ?? '',
@@ -221,6 +232,15 @@ export class Poller {
     const group = this.#groups.get(groupKey);
     if (group === undefined) return undefined;
     const state = newUnitState(unit, group, this.#env);
+    const carried = this.#carried?.get(unit.id);
+    if (carried !== undefined) {
+      state.outcome = carried.outcome as UnitState['outcome'];
+      state.error = carried.error;
+      state.lastPollAt = carried.lastPollAt;
+      state.lastSuccessAt = carried.lastSuccessAt;
+      state.lastDurationMs = carried.lastDurationMs;
+      state.notBefore = carried.notBefore;
+    }
     this.#units.set(unit.id, state);
     return state;
   }

@@ -1,5 +1,8 @@
 import type { UnitStatus } from '../vocabulary.js';
 
+/** Whether the exporter is ready, and why not, in words (/readyz's body, the landing page's summary). */
+export type Readiness = { readonly ready: true } | { readonly ready: false; readonly why: string };
+
 /** A row of the landing page: one polled unit, as the poller's status() gives it. */
 export type SourceRow = UnitStatus;
 
@@ -14,7 +17,7 @@ export interface LandingPageInput {
   /** Which shard this is, e.g. `0 of 1`. */
   readonly shard: string;
   /** What /readyz answers. */
-  readonly ready: boolean;
+  readonly readiness: Readiness;
 }
 
 /**
@@ -42,9 +45,9 @@ export function landingPage(input: LandingPageInput): string {
     sections.push('</table></section>');
   }
   const summary = `${plural(rows.length, 'unit')}: ${tally(rows)}. ${
-    input.ready
+    input.readiness.ready
       ? '<span class="ok">Ready</span>: every unit has been polled once.'
-      : '<span class="pending">Not ready</span>: waiting for the first poll of every unit.'
+      : `<span class="pending">Not ready</span>: ${escapeHtml(input.readiness.why)}.`
   }`;
   return `<!doctype html>
 <html lang="en">

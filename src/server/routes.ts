@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { problemLines, type ConfigProblem } from '../config/errors.js';
 import type { Format } from '../metrics/exposition.js';
-import { landingPage, type SourceRow } from './landing-page.js';
+import { landingPage, type Readiness, type SourceRow } from './landing-page.js';
 import { acceptsGzip, CONTENT_TYPES, negotiateFormat } from './negotiate.js';
 import type { Encoding } from './scrape-cache.js';
 
@@ -20,7 +20,8 @@ export type ReloadOutcome =
 interface ServerOptions {
   /** The /metrics body, already encoded (cached bytes: a scrape must not render or compress). */
   readonly exposition: (format: Format, encoding: Encoding) => Promise<readonly Buffer[]>;
-  readonly ready: () => boolean;
+  /** Whether the exporter is ready, and why not (in words for /readyz and the landing page). */
+  readonly readiness: () => Readiness;
   readonly sources: () => readonly SourceRow[];
   readonly version: string;
   /** Where the metrics are served (`--web.telemetry-path`, checked at start: not another route). */
@@ -97,13 +98,8 @@ async function handle(
       return;
     case '/readyz':
     case '/-/ready': {
-      const ready = options.ready();
-      sendText(
-        req,
-        res,
-        ready ? 200 : 503,
-        ready ? 'ready\n' : 'waiting for the first poll of every source\n',
-      );
+      const readiness = options.readiness();
+      sendText(req, res, readiness.ready ? 200 : 503, readiness.ready ? 'ready\n' : `${readiness.why}\n`);
       return;
     }
     default:
@@ -118,7 +114,7 @@ async function handle(
           version: options.version,
           revision: options.revision,
           shard: options.shard,
-          ready: options.ready(),
+          readiness: options.readiness(),
         }),
       );
   }

@@ -1,12 +1,8 @@
-import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw as deflateRawCallback } from 'node:zlib';
 import type { Registry } from 'prom-client';
-import { crc32Combine } from '../metrics/crc32-combine.js';
 import { renderRegistry, type Format } from '../metrics/exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from '../metrics/family-filter.js';
-import type { Rendered } from '../metrics/family-table.js';
-
-const deflateRaw = promisify(deflateRawCallback);
+import type { Rendered } from '../metrics/section-store.js';
+import { ChunkDeflater, crc32Of, gzipMember } from './gzip-member.js';
 
 /** How a /metrics body is sent. */
 export type Encoding = 'identity' | 'gzip';
@@ -16,11 +12,10 @@ export interface Section {
   /** Changes whenever the rendered text would; an unchanged version promises unchanged text. */
   version(): number | string;
   /**
-   * The section as text, or as bytes to send back to back (a large section is never one string),
-   * with the families `keep` shows, and their CRC-32 when it is known (else it is computed here, on
-   * the first gzip scrape).
+   * The section as bytes to send back to back (a large section is never one string), with the
+   * families `keep` shows, and their CRC-32.
    */
-  render(format: Format, keep: FamilyPredicate): string | readonly Buffer[] | Rendered | Promise<string>;
+  render(format: Format, keep: FamilyPredicate): Rendered | Promise<Rendered>;
 }
 
 interface Piece {
@@ -31,8 +26,8 @@ interface Piece {
   readonly length: number;
   /** Raw deflate of each chunk ending in a sync flush (byte-aligned, not final), on the first gzip scrape. */
   deflated: Promise<readonly Buffer[]> | undefined;
-  /** CRC-32 of this piece's bytes alone, chained into the body's by {@link crc32Combine}. */
-  crc: number | undefined;
+  /** CRC-32 of this piece's bytes alone, chained into the body's (gzip-member.ts). */
+  readonly crc: number;
 }
 
 interface Body {
@@ -59,16 +54,8 @@ interface Body {
  */
 const KEEP_WARM_MS = 5_000;
 
-// A deflate block with BFINAL set, fixed Huffman codes and nothing in it: ends the stream.
-const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00]);
-// ID1 ID2, CM = deflate, no flags, no mtime, no extra flags, OS = unknown (as zlib writes it).
-const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
-
 /** Process and Node.js metrics (CPU, memory, event loop lag…) are read at most this long ago. */
 const SELF_METRICS_MAX_AGE_MS = 1000;
-
-/** Deflate jobs on the thread pool at once (the pool has four threads, two cores are expected). */
-const DEFLATES_IN_FLIGHT = 2;
 
 /** Rebuilds of one body per second, {@link keepWarm}'s included. */
 const REBUILDS_PER_SECOND = 2;
@@ -100,23 +87,26 @@ export function createMetricsCache(
       polled.health,
       {
         version: () => Math.floor(Date.now() / SELF_METRICS_MAX_AGE_MS),
-        render: async (format, keep) => renderRegistry(registry, format, keep),
+        render: async (format, keep) => renderedText(await renderRegistry(registry, format, keep)),
       },
-      { version: () => 0, render: (format) => (format === 'openmetrics' ? '# EOF\n' : '') },
+      { version: () => 0, render: (format) => renderedText(format === 'openmetrics' ? '# EOF\n' : '') },
     ],
     { burst: REBUILDS_PER_SECOND, keep },
   );
 }
 
-/** What tells {@link keepWarm} that the polled sections moved (the poll thread's publications). */
-export interface Publisher {
-  onPublished(listener: (publication: Published) => void): void;
+/**
+ * What tells {@link keepWarm} that the polled sections moved (the poll thread); `readied`: this made
+ * the exporter ready, so the next scrape must show it.
+ */
+export interface SectionsMoved {
+  onMoved(listener: (readied: boolean) => void): void;
 }
 
-/** What a {@link Publisher} says of each publication. */
-export interface Published {
-  /** This publication made the exporter ready, so the next scrape must show it. */
-  readonly readied: boolean;
+/** Text as a section's bytes. */
+export function renderedText(text: string): Rendered {
+  const bytes = Buffer.from(text, 'utf8');
+  return { chunks: [bytes], crc: crc32Of([bytes]) };
 }
 
 /**
@@ -125,10 +115,10 @@ export interface Published {
  * reported here: it leaves the body stale, so the next scrape rebuilds it on its own path, and
  * reports what fails then as any scrape does.
  */
-export function keepWarm(cache: ExpositionCache, polled?: Publisher): () => void {
+export function keepWarm(cache: ExpositionCache, polled?: SectionsMoved): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  polled?.onPublished(({ readied }) => {
+  polled?.onMoved((readied) => {
     if (stopped) return;
     // A scrape after /readyz turned 200 shows every unit's first poll: it waits for this rebuild.
     if (readied) cache.renew();
@@ -178,11 +168,7 @@ export class ExpositionCache {
   readonly #sections: readonly Section[];
   readonly #pieces = new Map<string, Promise<Piece>>();
   readonly #bodies = new Map<string, Body>();
-  /** Each chunk's deflated bytes, for as long as the chunk lives. */
-  readonly #deflated = new WeakMap<Buffer, Promise<Buffer>>();
-  /** Deflates in flight, and those waiting for one to end. */
-  #deflating = 0;
-  readonly #deflateQueue: (() => void)[] = [];
+  readonly #deflater = new ChunkDeflater();
 
   readonly #burst: number;
   #keep: FamilyPredicate;
@@ -306,56 +292,17 @@ export class ExpositionCache {
     );
     if (encoding === 'identity') return pieces.flatMap((piece) => piece.chunks);
     const deflated = await Promise.all(
-      pieces.map(async (piece) => (piece.deflated ??= this.#deflate(piece.chunks))),
+      pieces.map(async (piece) => (piece.deflated ??= this.#deflater.deflate(piece.chunks))),
     );
-    let crc = 0;
-    let length = 0;
-    for (const piece of pieces) {
-      piece.crc ??= crc32After(piece.chunks, 0);
-      crc = crc32Combine(crc, piece.crc, piece.length);
-      length += piece.length;
-    }
-    const trailer = Buffer.alloc(8);
-    trailer.writeUInt32LE(crc >>> 0, 0);
-    trailer.writeUInt32LE(length % 2 ** 32, 4);
-    // One buffer per gzip body (a megabyte for a large account, joined at most twice a second): a
-    // body of a thousand deflated pieces would cost every scrape a thousand writes.
-    return [Buffer.concat([GZIP_HEADER, ...deflated.flat(), FINAL_EMPTY_BLOCK, trailer])];
-  }
-
-  /**
-   * Each chunk raw-deflated on its own, as a stream left open and byte-aligned (so more deflate data
-   * may follow), each a job on the thread pool: a chunk deflated before is not deflated again.
-   */
-  async #deflate(chunks: readonly Buffer[]): Promise<readonly Buffer[]> {
-    return Promise.all(
-      chunks.map(async (chunk) => {
-        let deflated = this.#deflated.get(chunk);
-        if (deflated === undefined) {
-          deflated = this.#deflateOne(chunk);
-          this.#deflated.set(chunk, deflated);
-          deflated.catch(() => this.#deflated.delete(chunk));
-        }
-        return deflated;
-      }),
-    );
-  }
-
-  /**
-   * One chunk's raw deflate, at most {@link DEFLATES_IN_FLIGHT} at a time: each holds a quarter of a
-   * megabyte of zlib state until it ends, and a body's first gzip build is a thousand chunks.
-   */
-  async #deflateOne(chunk: Buffer): Promise<Buffer> {
-    if (this.#deflating >= DEFLATES_IN_FLIGHT) {
-      await new Promise<void>((resolve) => this.#deflateQueue.push(resolve));
-    }
-    this.#deflating++;
-    try {
-      return await deflateRaw(chunk, { finishFlush: constants.Z_SYNC_FLUSH });
-    } finally {
-      this.#deflating--;
-      this.#deflateQueue.shift()?.();
-    }
+    return [
+      gzipMember(
+        pieces.map((piece, index) => ({
+          deflated: deflated[index] ?? [],
+          crc: piece.crc,
+          length: piece.length,
+        })),
+      ),
+    ];
   }
 
   async #piece(
@@ -374,17 +321,10 @@ export class ExpositionCache {
     }
     const rendering = (async (): Promise<Piece> => {
       const rendered = await section.render(format, keep);
-      const given = typeof rendered === 'string' || isChunkList(rendered) ? undefined : rendered;
-      const bytes =
-        typeof rendered === 'string'
-          ? [Buffer.from(rendered, 'utf8')]
-          : isChunkList(rendered)
-            ? rendered
-            : rendered.chunks;
-      const chunks = bytes.filter((chunk) => chunk.length > 0);
+      const chunks = rendered.chunks.filter((chunk) => chunk.length > 0);
       let length = 0;
       for (const chunk of chunks) length += chunk.length;
-      return { version, generation, chunks, length, deflated: undefined, crc: given?.crc };
+      return { version, generation, chunks, length, deflated: undefined, crc: rendered.crc };
     })();
     this.#pieces.set(key, rendering);
     try {
@@ -394,19 +334,6 @@ export class ExpositionCache {
       throw error;
     }
   }
-}
-
-/** CRC-32 of `chunks`, back to back, continuing from `prefix`, the CRC of what came before them. */
-function crc32After(chunks: readonly Buffer[], prefix: number): number {
-  let crc = prefix;
-  // Node's crc32 answers 0 for an empty buffer backed by no memory (`Buffer.from('')`), whatever the
-  // starting value; the CRC of nothing more is the starting value.
-  for (const chunk of chunks) if (chunk.length > 0) crc = crc32(chunk, crc);
-  return crc;
-}
-
-function isChunkList(rendered: readonly Buffer[] | Rendered): rendered is readonly Buffer[] {
-  return Array.isArray(rendered);
 }
 
 function sameVersions(a: readonly (number | string)[], b: readonly (number | string)[]): boolean {

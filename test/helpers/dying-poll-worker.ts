@@ -1,16 +1,47 @@
-// The real poll worker with a death injected, for the test of what a death does (test/poll-thread):
-// POLL_WORKER_DEATH (`exit`: process.exit(7) inside the worker; `throw`: an uncaught error), some
-// time after it started; `exit-at-start`: process.exit(7) before the worker loads, so before it
-// publishes anything. A worker copies the environment when it is created, so a test that clears the
-// variable gets a healthy worker at the restart.
+import { existsSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+
+// The real poll worker with a death injected, for the tests of what a death does
+// (test/polling/thread): POLL_WORKER_DEATH is `exit` (process.exit(7) inside the worker), `throw` (an
+// uncaught error) or `oom` (allocates until the heap limit kills it: give the app pollWorkerLimits),
+// some time after it started (POLL_WORKER_DEATH_AFTER_MS), or once the file POLL_WORKER_DEATH_WHEN
+// names exists (the test says when); `exit-at-start`: process.exit(7) before
+// the worker loads, so before it publishes anything; `exit-on-reload`: process.exit(7) as soon as a
+// reload reaches it, so that the reload is pending at the death. A worker copies the environment when
+// it is created, so a test that clears the variable gets a healthy worker at the restart.
 const death = process.env.POLL_WORKER_DEATH;
 if (death === 'exit-at-start') process.exit(7);
-await import('../../src/poll-worker.js');
+await import('../../src/polling/worker.js');
 
 const afterMs = Number(process.env.POLL_WORKER_DEATH_AFTER_MS ?? 1500);
-if (death === 'exit' || death === 'throw') {
-  setTimeout(() => {
+const when = process.env.POLL_WORKER_DEATH_WHEN;
+/** Runs `die` after afterMs, or once the file `when` exists. */
+const deathAt = (die: () => void): void => {
+  if (when === undefined) {
+    setTimeout(die, afterMs);
+    return;
+  }
+  const check = setInterval(() => {
+    if (!existsSync(when)) return;
+    clearInterval(check);
+    die();
+  }, 50);
+};
+if (death === 'exit' || death === 'throw' || death === 'oom') {
+  deathAt(() => {
     if (death === 'exit') process.exit(7);
-    throw new Error('injected fault: the poll worker dies');
-  }, afterMs);
+    if (death === 'throw') throw new Error('injected fault: the poll worker dies');
+    const hog: number[][] = [];
+    const grow = (): void => {
+      for (let i = 0; i < 50; i++) hog.push(Array.from({ length: 100_000 }, (_, n) => n + hog.length));
+      setImmediate(grow);
+    };
+    grow();
+  });
+}
+if (death === 'exit-on-reload') {
+  // After the worker's own listener, which has started the reload by now.
+  parentPort?.on('message', (message: { type: string }) => {
+    if (message.type === 'reload') process.exit(7);
+  });
 }

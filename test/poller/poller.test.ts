@@ -8,6 +8,7 @@ import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { AbortedError, HttpStatusError, InvalidResponseError } from '../../src/upstash/errors.js';
 import type { PollContext, PollUnit } from '../../src/vocabulary.js';
+import { Served } from '../helpers/served.js';
 
 const EVERY_SECOND = '* * * * * *';
 const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
@@ -18,7 +19,7 @@ const pass = async (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 /** A poller wired to real series, metrics and a logger whose lines the test reads back. */
 function setup(poll: (context: PollContext, call: number) => Promise<number>, intervalMs = 1000) {
-  const metrics = createSelfMetrics({ version: 'test' });
+  const metrics = createSelfMetrics();
   const series = new DataSeries(DATA_METRICS);
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -44,7 +45,8 @@ function setup(poll: (context: PollContext, call: number) => Promise<number>, in
     metrics,
     logger: pino({ level: 'debug' }, sink),
   });
-  const text = async () => Promise.resolve(`${series.render('text')}${metrics.render('text')}`);
+  const served = new Served(series, metrics);
+  const text = async () => Promise.resolve(served.text());
   const value = async (pattern: RegExp) => Number(pattern.exec(await text())?.[1] ?? NaN);
   return { poller, group, series, metrics, text, value, lines, calls: () => calls };
 }
@@ -374,7 +376,7 @@ describe('Poller', () => {
 describe('Poller, hostile input', () => {
   it('fails a poll that maps to two samples of one series as internal, keeping the last good series', async () => {
     let duplicate = false;
-    const metrics = createSelfMetrics({ version: 'test' });
+    const metrics = createSelfMetrics();
     const series = new DataSeries(DATA_METRICS);
     const poller = new Poller({
       groups: [
@@ -403,7 +405,7 @@ describe('Poller, hostile input', () => {
     await pass(100);
     duplicate = true;
     await pass(1100);
-    const text = `${series.render('text')}${metrics.render('text')}`;
+    const text = new Served(series, metrics).text();
     expect(text).toMatch(/^upstash_exporter_poll_failures_total\{[^}]*reason="internal"\} [1-9]/m);
     expect(text).toContain('flow_control_key="k"} 1');
     expect(text.match(/wait_list_size\{[^}]*flow_control_key="k"/g)).toHaveLength(1);

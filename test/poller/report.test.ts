@@ -9,6 +9,7 @@ import { redisStatsSamples } from '../../src/sources/redis-stats.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { HttpStatusError } from '../../src/upstash/errors.js';
 import { unitLabels, type PollResult, type PollUnit } from '../../src/vocabulary.js';
+import { Served } from '../helpers/served.js';
 
 // What the poller reports of a poll, and in which order: a listing's news after its own success,
 // none from a poll a reload overtook; nothing at all of a silent unit; health labels under the same
@@ -21,7 +22,7 @@ const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve,
 const pass = async (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 function setup(groups: PollGroup[]) {
-  const metrics = createSelfMetrics({ version: 'test' });
+  const metrics = createSelfMetrics();
   const series = new DataSeries(DATA_METRICS);
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -32,7 +33,8 @@ function setup(groups: PollGroup[]) {
   });
   const poller = new Poller({ groups, series, metrics, logger: pino({ level: 'debug' }, sink) });
   running = poller;
-  const text = async () => Promise.resolve(`${series.render('text')}${metrics.render('text')}`);
+  const served = new Served(series, metrics);
+  const text = async () => Promise.resolve(served.text());
   return { poller, text, lines };
 }
 

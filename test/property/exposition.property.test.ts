@@ -11,6 +11,7 @@ import { urlGroupSamples } from '../../src/sources/url-groups.js';
 import { parseFlowControl } from '../../src/upstash/flow-control.js';
 import { parseUrlGroups } from '../../src/upstash/url-groups.js';
 import { parseExposition } from '../faults/exposition-parser.js';
+import { Served } from '../helpers/served.js';
 
 // Arbitrary flow-control keys and URL-group names — quotes, backslashes, newlines, control
 // characters, lone surrogates, very long — go through the real path (JSON body → parser → samples →
@@ -72,7 +73,7 @@ async function render(keys: readonly string[], groups: readonly string[]): Promi
   const { entries: groupEntries } = await parseUrlGroups(groupBody);
   series.replace('a', limitSampleLabels(flowControlSamples('eu', keyEntries, 1000)).samples);
   series.replace('b', limitSampleLabels(urlGroupSamples('eu', groupEntries, 1000)).samples);
-  return series.render('text');
+  return new Served(series, createSelfMetrics()).data();
 }
 
 function promtool(text: string): { status: number | null; output: string } {
@@ -129,7 +130,7 @@ describe('exposition of arbitrary keys and group names', () => {
   });
 
   test('the truncation counter counts each cut value once per poll', () => {
-    const metrics = createSelfMetrics({ version: 'test' });
+    const metrics = createSelfMetrics();
     const labels = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     const groups = ['short', 'x'.repeat(2000), 'y'.repeat(1025)].map((name) => ({
       name,
@@ -140,7 +141,7 @@ describe('exposition of arbitrary keys and group names', () => {
     for (let poll = 0; poll < 2; poll++) {
       metrics.labelValuesTruncated(labels, limitSampleLabels(urlGroupSamples('eu', groups, 1000)).truncated);
     }
-    const text = metrics.render('text');
+    const text = new Served(new DataSeries(DATA_METRICS), metrics).health();
     expect(text).toContain(
       'upstash_exporter_label_values_truncated_total{source="url_groups",account="eu",database_id="",qstash_id="",index_id=""} 4',
     );

@@ -13,6 +13,7 @@ function row(
   over: Partial<SourceRow> = {},
 ): SourceRow {
   return {
+    id: `${source}/${account}/${id}`,
     labels: unitLabels(source, account, kind, id),
     name: '',
     lists: '',
@@ -30,8 +31,15 @@ function row(
   };
 }
 
-const page = (rows: readonly SourceRow[], ready = true) =>
-  landingPage({ rows, now: NOW, version: '1.2.3', revision: 'c0ffee', shard: '0 of 1', ready });
+const page = (rows: readonly SourceRow[], ready = true, why = 'waiting for the first poll of every source') =>
+  landingPage({
+    rows,
+    now: NOW,
+    version: '1.2.3',
+    revision: 'c0ffee',
+    shard: '0 of 1',
+    readiness: ready ? { ready } : { ready, why },
+  });
 
 /** The text of the page as a reader sees it: tags dropped, entities kept. */
 const text = (html: string) => html.replace(/<[^>]*>/g, '');
@@ -122,7 +130,11 @@ describe('landing page', () => {
     const ready = text(page(rows, true));
     expect(ready).toContain('3 units: 1 up, 1 failing, 1 pending. Ready');
     expect(ready).toContain('Version 1.2.3 (revision c0ffee) · shard 0 of 1');
-    expect(text(page(rows, false))).toContain('Not ready: waiting for the first poll of every unit.');
+    expect(text(page(rows, false))).toContain('Not ready: waiting for the first poll of every source.');
+    // While the poll worker is down, the page says so (not "Ready" with a crash-looping worker).
+    expect(text(page(rows, false, 'the poll worker died and is restarting'))).toContain(
+      'Not ready: the poll worker died and is restarting.',
+    );
     const html = page(rows);
     for (const link of ['metrics', 'healthz', 'readyz'])
       expect(html).toContain(`<a href="${link}">/${link}</a>`);
@@ -144,7 +156,7 @@ describe('landing page', () => {
       version: hostile,
       revision: hostile,
       shard: hostile,
-      ready: true,
+      readiness: { ready: true },
     });
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<img');

@@ -7,6 +7,7 @@ import {
   createMetricsCache,
   ExpositionCache,
   keepWarm,
+  renderedText,
   type Encoding,
   type PolledSections,
   type Section,
@@ -18,6 +19,7 @@ import { createSelfMetrics, type SelfMetrics } from '../../src/poller/self-metri
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { namesIn } from '../faults/exposition-parser.js';
+import { Served } from '../helpers/served.js';
 
 /** A section whose text and version the test sets, counting its renders. */
 function section(text: string | ((format: Format) => string)) {
@@ -27,7 +29,7 @@ function section(text: string | ((format: Format) => string)) {
     version: () => state.version,
     render: (format) => {
       state.renders++;
-      return typeof state.text === 'string' ? state.text : state.text(format);
+      return renderedText(typeof state.text === 'string' ? state.text : state.text(format));
     },
   };
   return s;
@@ -43,7 +45,7 @@ function slowSection() {
     render: async () => {
       const version = state.version;
       if (version > 0) await new Promise<void>((resolve) => waiting.push(resolve));
-      return `data ${version}\n`;
+      return renderedText(`data ${version}\n`);
     },
   };
   return s;
@@ -51,10 +53,7 @@ function slowSection() {
 
 /** The data and health sections made on this thread, as the poll worker's publications carry them. */
 function polledSections(series: DataSeries, metrics: SelfMetrics): PolledSections {
-  return {
-    data: { version: () => series.version, render: (format, keep) => series.chunks(format, keep) },
-    health: { version: () => metrics.version, render: (format, keep) => metrics.render(format, keep) },
-  };
+  return new Served(series, metrics).sections();
 }
 
 function processRegistry(): Registry {
@@ -139,7 +138,7 @@ describe('ExpositionCache', () => {
       render: async () => {
         slow.renders++;
         await new Promise((resolve) => setTimeout(resolve, 20));
-        return 'x 1\n';
+        return renderedText('x 1\n');
       },
     };
     const cache = new ExpositionCache([slow]);
@@ -154,7 +153,7 @@ describe('ExpositionCache', () => {
       version: () => 1,
       render: () => {
         if (fail) throw new Error('boom');
-        return 'ok 1\n';
+        return renderedText('ok 1\n');
       },
     };
     const cache = new ExpositionCache([flaky]);
@@ -172,8 +171,8 @@ describe('ExpositionCache', () => {
     expect(out.stdout.toString('utf8')).toBe(texts.join(''));
   });
 
-  it('serves what rendering everything per scrape served, byte for byte but for process values', async () => {
-    const metrics = createSelfMetrics({ version: 'test' });
+  it('serves the sections back to back, byte for byte but for process values, plain and gzip', async () => {
+    const metrics = createSelfMetrics();
     const series = new DataSeries(DATA_METRICS);
     const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     metrics.declareSource(labels);
@@ -181,11 +180,12 @@ describe('ExpositionCache', () => {
     series.replace('flow_control/eu', flowControlSamples('eu', [{ key: 'k "1"', waitListSize: 3 }], 10));
     metrics.pollSucceeded(labels, 0.5, 1_700_000_000);
     const processes = processRegistry();
-    const cache = createMetricsCache(polledSections(series, metrics), processes);
+    const served = new Served(series, metrics);
+    const cache = createMetricsCache(served.sections(), processes);
     // Process and Node.js values move between two renders; names, labels and order must not.
     const shape = (text: string): string => text.replace(/^((?:process|nodejs)_\S*) .*$/gm, '$1 <value>');
     for (const format of ['text', 'openmetrics'] as const) {
-      const before = `${series.render(format)}${metrics.render(format)}${await renderRegistry(processes, format)}${format === 'openmetrics' ? '# EOF\n' : ''}`;
+      const before = `${served.text(format)}${await renderRegistry(processes, format)}${format === 'openmetrics' ? '# EOF\n' : ''}`;
       const now = (await bodyOf(cache, format, 'identity')).toString('utf8');
       expect(shape(now)).toBe(shape(before));
       expect(shape(gunzipSync(await bodyOf(cache, format, 'gzip')).toString('utf8'))).toBe(shape(before));
@@ -193,7 +193,7 @@ describe('ExpositionCache', () => {
   });
 
   it('shows a recorded poll at once, without waiting for the self-metrics refresh', async () => {
-    const metrics = createSelfMetrics({ version: 'test' });
+    const metrics = createSelfMetrics();
     const cache = createMetricsCache(
       polledSections(new DataSeries(DATA_METRICS), metrics),
       processRegistry(),
@@ -312,19 +312,19 @@ describe('keepWarm', () => {
       const data = section('data\n');
       const cache = new ExpositionCache([data]);
       await cache.body('text', 'identity');
-      let publish: ((publication: { readied: boolean }) => void) | undefined;
-      const stop = keepWarm(cache, { onPublished: (listener) => (publish = listener) });
+      let publish: ((readied: boolean) => void) | undefined;
+      const stop = keepWarm(cache, { onMoved: (listener) => (publish = listener) });
       data.state.version++;
       await vi.advanceTimersByTimeAsync(1001);
       expect(data.state.renders).toBe(2);
       // A publication refreshes at once, between the seconds.
       data.state.version++;
-      publish?.({ readied: false });
+      publish?.(false);
       await vi.advanceTimersByTimeAsync(0);
       expect(data.state.renders).toBe(3);
       stop();
       data.state.version++;
-      publish?.({ readied: false });
+      publish?.(false);
       await vi.advanceTimersByTimeAsync(3000);
       expect(data.state.renders).toBe(3);
     } finally {
@@ -336,11 +336,11 @@ describe('keepWarm', () => {
     const data = slowSection();
     const cache = new ExpositionCache([data]);
     await bodyOf(cache, 'text', 'identity');
-    let publish: ((publication: { readied: boolean }) => void) | undefined;
-    const stop = keepWarm(cache, { onPublished: (listener) => (publish = listener) });
+    let publish: ((readied: boolean) => void) | undefined;
+    const stop = keepWarm(cache, { onMoved: (listener) => (publish = listener) });
     try {
       data.state.version++;
-      publish?.({ readied: true });
+      publish?.(true);
       const scraped = bodyOf(cache, 'text', 'identity');
       let answered = false;
       void scraped.then(() => (answered = true));
@@ -358,7 +358,7 @@ describe('keepWarm', () => {
 describe('metrics.allow and metrics.deny (contract 9.5)', () => {
   /** A cache over one flow-control poll and the exporter's own metrics, shown through `keep`. */
   function filteredCache(keep: FamilyPredicate) {
-    const metrics = createSelfMetrics({ version: 'test' });
+    const metrics = createSelfMetrics();
     const series = new DataSeries(DATA_METRICS);
     const labels = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
     metrics.declareSource(labels);

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { Schedule } from './config/schedule.js';
-import type { Config, ManagementAccount, QstashAccount } from './config/types.js';
-import type { PollGroup } from './poller/poller.js';
-import type { SelfMetrics } from './poller/self-metrics.js';
-import { anchoredRegex } from './sources/databases.js';
-import type { Listed } from './sources/source.js';
-import { entryGroups, type SourceEntry, type UnitDeps } from './sources/units.js';
-import { UpstashClient, type Credentials } from './upstash/client.js';
-import type { OwnSchedule, PerIdUnit } from './vocabulary.js';
+import type { Schedule } from '../config/schedule.js';
+import type { Config, ManagementAccount, QstashAccount } from '../config/types.js';
+import type { PollGroup } from '../poller/poller.js';
+import type { SelfMetrics } from '../poller/self-metrics.js';
+import { anchoredRegex } from '../sources/databases.js';
+import type { Listed } from '../sources/source.js';
+import { entryGroups, type SourceEntry, type UnitDeps } from '../sources/units.js';
+import { UpstashClient, type Credentials } from '../upstash/client.js';
+import type { OwnSchedule, PerIdUnit } from '../vocabulary.js';
 
 /** What the poll plan needs besides each configuration. */
 export interface PollPlanOptions {
@@ -17,6 +17,8 @@ export interface PollPlanOptions {
   readonly logger: Logger;
   /** Where a listing's units go (the poller's syncUnits): they are the whole family now. */
   readonly onDiscovered: UnitDeps['onDiscovered'];
+  /** What the listings said before this worker (a dead one's last word): its units are planned at once. */
+  readonly known?: ReadonlyMap<string, Listed>;
 }
 
 /** The groups of one configuration, and the client of the previous one if this one needs another. */
@@ -41,6 +43,12 @@ export class PollPlan {
 
   constructor(options: PollPlanOptions) {
     this.#options = options;
+    for (const [key, listed] of options.known ?? []) this.#known.set(key, listed);
+  }
+
+  /** What the listings last said, by `<entry key>/<unit kind>` (an entry is replaced at each listing). */
+  get known(): ReadonlyMap<string, Listed> {
+    return this.#known;
   }
 
   /**

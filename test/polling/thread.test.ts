@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
-import { startSimulator } from '../src/demo/simulator.js';
-import { createLogger } from '../src/logger.js';
-import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from './faults/harness.js';
+import { createApp } from '../../src/app.js';
+import { startSimulator } from '../../src/demo/simulator.js';
+import { createLogger } from '../../src/logger.js';
+import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
 
 // Issue 19: polling runs in a worker thread. A worker that dies is an error that is logged and
 // restarts the polling, never a silent stall; /metrics keeps answering meanwhile. The worker is the
 // real one with a death injected (test/helpers/dying-poll-worker.ts).
 
-const DYING_WORKER = new URL('./helpers/dying-poll-worker.js', import.meta.url);
+const DYING_WORKER = new URL('../helpers/dying-poll-worker.js', import.meta.url);
 
 afterEach(() => {
   delete process.env.POLL_WORKER_DEATH;

@@ -1,12 +1,18 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { fromWire } from './config/wire.js';
-import { createLogger } from './logger.js';
-import type { FromWorker, ToWorker, WorkerInit, WorkerStats } from './poll-messages.js';
-import { createPolling, transferList } from './polling.js';
+import { fromWire } from '../config/wire.js';
+import { createLogger } from '../logger.js';
+import { createPolling } from './polling.js';
+import {
+  transferList,
+  type FromWorker,
+  type ToWorker,
+  type WorkerInit,
+  type WorkerStats,
+} from './protocol.js';
 
 // The poll worker, composition only (as app.ts is the serving thread's): polling, parsing,
 // validation and rendering to bytes run here, on a thread of their own, so that a scrape never
-// queues behind a poll and a poll never waits for scrapes. poll-thread.ts starts it (poll-worker.ts
+// queues behind a poll and a poll never waits for scrapes. polling/thread.ts starts it (polling/worker.ts
 // is its entry), and restarts it if it dies. What it renders is handed over as publications whose
 // buffers are transferred (moved, not copied); its log lines go to the serving thread, which writes
 // them where its own go.
@@ -15,30 +21,31 @@ import { createPolling, transferList } from './polling.js';
 const PUBLISH_EVERY_MS = 1000;
 
 const port = parentPort;
-if (port === null) throw new Error('the poll worker runs as a worker thread (see poll-thread.ts)');
+if (port === null) throw new Error('the poll worker runs as a worker thread (see polling/thread.ts)');
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 const init = workerData as WorkerInit;
 const config = fromWire(init.config);
 // The same logger as the serving thread's, redaction included; the lines leave formatted.
 const logger = createLogger(config.logLevel, { write: (line: string) => post({ type: 'log', line }) });
 logger.level = init.logLevel;
-const polling = createPolling(config, { logger, version: init.version, revision: init.revision });
+const polling = createPolling(config, {
+  logger,
+  version: init.version,
+  ...(init.carried !== undefined && { carried: init.carried }),
+});
 
-// One publication at a time; asking while one is under way queues one more (at most), which a
-// caller then waits for: it shows everything done before the call.
-let last: Promise<void> = Promise.resolve();
-let queued: Promise<void> | undefined;
-const publish = async (): Promise<void> => {
-  queued ??= last.then(async () => {
-    queued = undefined;
-    const publication = await polling.publish();
-    if (publication !== undefined) post({ type: 'publish', publication }, transferList(publication));
-  });
-  last = queued.catch(() => undefined);
-  return queued;
+/** Hands over what moved since the last publication; the first is always made (it says we run). */
+const publish = (): void => {
+  if (!polling.moved()) return;
+  const publication = polling.take();
+  post({ type: 'publish', publication }, transferList(publication));
 };
 const publisher = setInterval(() => {
-  publish().catch((error: unknown) => logger.error({ err: error }, 'publishing the polled state failed'));
+  try {
+    publish();
+  } catch (error) {
+    logger.error({ err: error }, 'publishing the polled state failed');
+  }
 }, PUBLISH_EVERY_MS);
 
 port.on('message', (message: ToWorker) => {
@@ -48,25 +55,26 @@ port.on('message', (message: ToWorker) => {
       return;
     case 'reload':
       polling.reload(fromWire(message.config)).then(
-        async (units) => {
-          await publish();
-          post({ type: 'done', id: message.id, units });
+        (units) => {
+          // What the reload changed goes with the answer, so that the serving thread takes both at once.
+          const publication = polling.take();
+          post({ type: 'reloaded', id: message.id, units, publication }, transferList(publication));
         },
         (error: unknown) => {
           const reason = error instanceof Error ? error.message : String(error);
-          post({ type: 'done', id: message.id, error: reason });
+          post({ type: 'reload-failed', id: message.id, error: reason });
         },
       );
       return;
     case 'stop':
       clearInterval(publisher);
-      void polling.stop().finally(() => post({ type: 'done', id: message.id }));
+      void polling.stop().finally(() => post({ type: 'stopped', id: message.id }));
       return;
     case 'stats':
-      post({ type: 'done', id: message.id, stats: workerStats() });
+      post({ type: 'stats', id: message.id, stats: workerStats() });
   }
 });
-void publish();
+publish();
 
 /** This thread's heap (after a full collection, given --expose-gc) and handles. */
 function workerStats(): WorkerStats {

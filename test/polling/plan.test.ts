@@ -1,12 +1,12 @@
 import pino from 'pino';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { Schedule } from '../src/config/schedule.js';
-import type { Config } from '../src/config/types.js';
-import { startSimulator, type Simulator } from '../src/demo/simulator.js';
-import { PollPlan } from '../src/poll-plan.js';
-import { createSelfMetrics } from '../src/poller/self-metrics.js';
-import type { PollUnit } from '../src/vocabulary.js';
-import { API_KEY, EMAIL, QSTASH_TOKEN, testConfig, type HarnessOptions } from './faults/harness.js';
+import type { Schedule } from '../../src/config/schedule.js';
+import type { Config } from '../../src/config/types.js';
+import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
+import { PollPlan } from '../../src/polling/plan.js';
+import { createSelfMetrics } from '../../src/poller/self-metrics.js';
+import type { PollUnit } from '../../src/vocabulary.js';
+import { API_KEY, EMAIL, QSTASH_TOKEN, testConfig, type HarnessOptions } from '../faults/harness.js';
 
 // The poll plan's groups: an entry's interval, and a group of its own, `<entry key>/<schedule>`, for
 // each own schedule (OWN_SCHEDULES: dlq_interval, backups_interval) a source the entry polls runs on,
@@ -28,7 +28,7 @@ async function setUp(options: HarnessOptions = {}, edit: (config: Config) => Con
   const news: { key: string; family: string; units: readonly PollUnit[] }[] = [];
   const plan = new PollPlan({
     version: 'test',
-    metrics: createSelfMetrics({ version: 'test' }),
+    metrics: createSelfMetrics(),
     logger: pino({ level: 'silent' }),
     onDiscovered: (key, family, units) => news.push({ key, family, units }),
   });

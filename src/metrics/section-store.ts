@@ -1,0 +1,155 @@
+import { crc32 } from 'node:zlib';
+import type { DataMetric } from './catalogue.js';
+import { crc32Combine } from './crc32-combine.js';
+import type { UnitChange } from './data-series.js';
+import { familyHeader, type Format } from './exposition.js';
+import { ALL_FAMILIES, type FamilyPredicate } from './family-filter.js';
+import { familyLines } from './unit-bytes.js';
+
+/** A run of exposition bytes to send back to back, with the CRC-32 of all of them. */
+export interface Rendered {
+  readonly chunks: readonly Buffer[];
+  readonly crc: number;
+}
+
+/** Units per block of a family's lines: what one change re-joins, and what the gzip cache deflates. */
+export const BLOCK_UNITS = 32;
+
+interface Block {
+  readonly lines: Buffer;
+  readonly crc: number;
+}
+
+/**
+ * One section of /metrics as the serving thread holds it, the one copy of its bytes: each unit's
+ * lines as the poll worker handed them over (kube-state-metrics' metrics store: per object, its
+ * rendered families), in unit order. A family's lines are served in blocks of {@link BLOCK_UNITS}
+ * units, joined on demand and kept, with their CRC-32, until one of their units changes: a scrape's
+ * chunks are a few thousand buffers, not a million, and a poll that lands re-joins one block per
+ * family it touched. It outlives the worker: a restarted worker continues from it.
+ */
+export class SectionStore {
+  readonly #metrics: readonly DataMetric[];
+  readonly #units = new Map<string, ReadonlyMap<string, Buffer>>();
+  #order: readonly string[] | undefined;
+  #position: ReadonlyMap<string, number> | undefined;
+  /** Per family, its joined blocks (a hole: to be joined again). */
+  readonly #blocks = new Map<string, (Block | undefined)[]>();
+  readonly #headers = new Map<string, Block>();
+  #version = 0;
+
+  /** `metrics`: every family of the section, in exposition order. */
+  constructor(metrics: readonly DataMetric[]) {
+    this.#metrics = metrics;
+  }
+
+  /** Takes what changed: each unit's new lines (kept as given, not copied), or its removal. */
+  apply(changes: readonly UnitChange[]): void {
+    for (const { id, unit } of changes) {
+      const before = this.#units.get(id);
+      const after = unit === undefined ? undefined : familyLines(unit);
+      if (before === undefined && after === undefined) continue;
+      if ((before === undefined) !== (after === undefined)) {
+        // The set of units changed: every block after this one shifts.
+        this.#order = undefined;
+        this.#position = undefined;
+        this.#blocks.clear();
+      } else {
+        const at = Math.floor((this.#positions().get(id) ?? 0) / BLOCK_UNITS);
+        for (const name of new Set([...(before?.keys() ?? []), ...(after?.keys() ?? [])])) {
+          const blocks = this.#blocks.get(name);
+          if (blocks !== undefined) blocks[at] = undefined;
+        }
+      }
+      if (after === undefined) this.#units.delete(id);
+      else this.#units.set(id, after);
+      this.#version++;
+    }
+  }
+
+  /** Whether a unit has lines here. */
+  has(id: string): boolean {
+    return this.#units.has(id);
+  }
+
+  /** The units held, in exposition order. */
+  ids(): readonly string[] {
+    return this.#ids();
+  }
+
+  /** Moves whenever {@link render}'s output may have. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** The section in `format`: each family with lines that `keep` shows, its HELP and TYPE first. */
+  render(format: Format, keep: FamilyPredicate = ALL_FAMILIES): Rendered {
+    const ids = this.#ids();
+    const count = Math.ceil(ids.length / BLOCK_UNITS);
+    const chunks: Buffer[] = [];
+    let crc = 0;
+    for (const metric of this.#metrics) {
+      if (!keep(metric.name)) continue;
+      let blocks = this.#blocks.get(metric.name);
+      if (blocks === undefined) this.#blocks.set(metric.name, (blocks = []));
+      let header: Block | undefined;
+      for (let at = 0; at < count; at++) {
+        const block = (blocks[at] ??= this.#join(
+          metric.name,
+          ids.slice(at * BLOCK_UNITS, (at + 1) * BLOCK_UNITS),
+        ));
+        if (block.lines.length === 0) continue;
+        if (header === undefined) {
+          header = this.#header(metric, format);
+          chunks.push(header.lines);
+          crc = crc32Combine(crc, header.crc, header.lines.length);
+        }
+        chunks.push(block.lines);
+        crc = crc32Combine(crc, block.crc, block.lines.length);
+      }
+    }
+    return { chunks, crc };
+  }
+
+  #join(name: string, ids: readonly string[]): Block {
+    const parts: Buffer[] = [];
+    let length = 0;
+    for (const id of ids) {
+      const part = this.#units.get(id)?.get(name);
+      if (part !== undefined && part.length > 0) {
+        parts.push(part);
+        length += part.length;
+      }
+    }
+    // A buffer of its own, never a slice of Node's shared pool (see unit-bytes.ts).
+    const lines = Buffer.allocUnsafeSlow(length);
+    let offset = 0;
+    for (const part of parts) offset += part.copy(lines, offset);
+    return { lines, crc: length === 0 ? 0 : crc32(lines) };
+  }
+
+  #positions(): ReadonlyMap<string, number> {
+    this.#position ??= new Map(this.#ids().map((id, at) => [id, at]));
+    return this.#position;
+  }
+
+  /** Units in a fixed order, so the output does not depend on which poll finished first. */
+  #ids(): readonly string[] {
+    this.#order ??= [...this.#units.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.#order;
+  }
+
+  #header(metric: DataMetric, format: Format): Block {
+    const key = `${format}/${metric.name}`;
+    let header = this.#headers.get(key);
+    if (header === undefined) {
+      const lines = Buffer.from(
+        familyHeader(metric.name, metric.help, metric.type ?? 'gauge', format),
+        'utf8',
+      );
+      header = { lines, crc: crc32(lines) };
+      this.#headers.set(key, header);
+    }
+    return header;
+  }
+}

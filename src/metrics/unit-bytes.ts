@@ -1,0 +1,84 @@
+import { crc32 } from 'node:zlib';
+import { formatLabels, formatValue } from './exposition.js';
+import type { LabelPairs, Sample } from './sample.js';
+
+/**
+ * One unit's series rendered to exposition lines, the unit of what the poll worker hands over (as
+ * kube-state-metrics' store keeps each object's rendered bytes): one buffer of its own, each family's
+ * lines a range of it. The serving thread keeps it as given (polling/store.ts); the worker keeps only
+ * its {@link UnitBytes.hash}, to know what changed.
+ */
+export interface UnitBytes {
+  /** The unit's lines, family after family; memory of its own, to be transferred (moved, not copied). */
+  readonly bytes: Uint8Array;
+  /** Per family, in the order of `bytes`: its name and the end of its lines (each starts where the one before ends). */
+  readonly families: readonly (readonly [name: string, end: number])[];
+  /** CRC-32 of `bytes`, mixed with its length: what the worker compares to know the unit changed. */
+  readonly hash: number;
+  /** How many series. */
+  readonly count: number;
+}
+
+/**
+ * Renders a unit's samples. Two samples with one name and label set would be one series to
+ * Prometheus, which keeps either: they throw {@link DuplicateSeriesError}.
+ */
+export function renderUnit(samples: readonly Sample[]): UnitBytes {
+  const lines = new Map<string, { readonly lines: string[]; readonly seen: Set<string> }>();
+  // Sources give the samples of one entity one label array (a flow-control key has up to seven
+  // samples): its labels are escaped and formatted once.
+  let lastLabels: LabelPairs | undefined;
+  let labelText = '';
+  for (const { metric, labels, value } of samples) {
+    if (labels !== lastLabels) {
+      labelText = formatLabels(labels);
+      lastLabels = labels;
+    }
+    let family = lines.get(metric.name);
+    if (family === undefined) {
+      family = { lines: [], seen: new Set() };
+      lines.set(metric.name, family);
+    }
+    if (family.seen.has(labelText)) throw new DuplicateSeriesError(metric.name);
+    family.seen.add(labelText);
+    // The pieces, not a line made of them: join copies each once, where a template would first make
+    // a rope per line for join to flatten.
+    family.lines.push(metric.name, labelText, ' ', formatValue(value), '\n');
+  }
+  const texts = [...lines].map(([name, family]) => {
+    const text = family.lines.join('');
+    return { name, text, length: Buffer.byteLength(text, 'utf8') };
+  });
+  // One allocation per unit, never a slice of Node's shared 8 KiB pool: a transferred buffer takes
+  // its whole backing store with it, and one long-lived view would keep a slab of dead ones alive.
+  const bytes = Buffer.allocUnsafeSlow(texts.reduce((sum, { length }) => sum + length, 0));
+  const families: [string, number][] = [];
+  let offset = 0;
+  for (const { name, text, length } of texts) {
+    bytes.write(text, offset, 'utf8');
+    offset += length;
+    families.push([name, offset]);
+  }
+  const hash = bytes.length === 0 ? 0 : (crc32(bytes) ^ bytes.length) >>> 0;
+  return { bytes, families, hash, count: samples.length };
+}
+
+/** A family's lines in a unit's bytes, by name (empty when the unit has none of it). */
+export function familyLines(unit: UnitBytes): Map<string, Buffer> {
+  const whole = Buffer.from(unit.bytes.buffer, unit.bytes.byteOffset, unit.bytes.byteLength);
+  const out = new Map<string, Buffer>();
+  let start = 0;
+  for (const [name, end] of unit.families) {
+    out.set(name, whole.subarray(start, end));
+    start = end;
+  }
+  return out;
+}
+
+/** A poll produced two samples of one series: a fault of the mapping, not of the data. */
+export class DuplicateSeriesError extends Error {
+  constructor(metric: string) {
+    super(`two samples of one ${metric} series`);
+    this.name = 'DuplicateSeriesError';
+  }
+}

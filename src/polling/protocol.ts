@@ -1,0 +1,101 @@
+import type { WireConfig } from '../config/wire.js';
+import type { UnitChange } from '../metrics/data-series.js';
+import type { HealthChanges } from '../poller/health.js';
+import type { HealthState } from '../poller/self-metrics.js';
+import type { Listed } from '../sources/source.js';
+import type { UnitStatus } from '../vocabulary.js';
+
+// Everything the serving thread (thread.ts) and the poll worker (worker-main.ts) say to each other,
+// messages and payloads: a request carries an `id`, and each kind of request has one kind of reply
+// with the same `id`.
+
+/** What a restarted worker continues from: what its dead predecessor last published. */
+export interface Carried {
+  /** Every unit's landing-page row, by unit ID: last success (the staleness clock), outcome… */
+  readonly units: ReadonlyMap<string, UnitStatus>;
+  /** The health records, counters included (they never go back to 0). */
+  readonly health: HealthState;
+  /** The units whose data series the serving thread holds: kept until a poll replaces or drops them. */
+  readonly held: readonly string[];
+  /** What the listings last said, by `<entry key>/<unit kind>`: the discovered units come back at once. */
+  readonly known: ReadonlyMap<string, Listed>;
+}
+
+/** What the poll worker is started with. */
+export interface WorkerInit {
+  readonly config: WireConfig;
+  readonly version: string;
+  /** The serving thread's log level (a reload's configuration sets both). */
+  readonly logLevel: string;
+  /** Undefined for the first worker. */
+  readonly carried: Carried | undefined;
+}
+
+/**
+ * What the serving thread is handed of the polling side's state: what changed since the last
+ * publication, rendered to bytes where it is a lot (the data series), as records where it is counts
+ * (the health series). Every buffer owns its memory and is transferred (see {@link transferList}).
+ */
+export interface Publication {
+  readonly data: readonly UnitChange[];
+  readonly health: HealthChanges;
+  /** Whether every unit has finished its first poll (see Poller.ready). */
+  readonly ready: boolean;
+  /** How many units are polled. */
+  readonly units: number;
+  /** The landing page's rows ({@link UnitStatus}[]), as JSON: parsed only when the page is asked for. */
+  readonly status: Uint8Array;
+  /** What the listings say, when it changed since the last publication. */
+  readonly known: ReadonlyMap<string, Listed> | undefined;
+}
+
+/** What the poll worker's thread holds (its own heap and handles, which the serving thread cannot see). */
+export interface WorkerStats {
+  /** The worker's V8 heap in use, after a full collection when the process runs with --expose-gc. */
+  readonly heapUsedBytes: number;
+  readonly sockets: number;
+  readonly timers: number;
+  readonly handles: number;
+}
+
+/** From the serving thread to the poll worker. */
+export type ToWorker =
+  | { readonly type: 'start' }
+  | { readonly type: 'reload'; readonly id: number; readonly config: WireConfig }
+  | { readonly type: 'stop'; readonly id: number }
+  | { readonly type: 'stats'; readonly id: number };
+
+/** A request, and its reply (with the same `id`). */
+export type Request = Extract<ToWorker, { id: number }>;
+
+/** The reply to each request, by the request's type. */
+export interface Replies {
+  /** The reload applied: the units now polled, and everything it changed, to be taken with it. */
+  readonly reload:
+    | {
+        readonly type: 'reloaded';
+        readonly id: number;
+        readonly units: number;
+        readonly publication: Publication;
+      }
+    | { readonly type: 'reload-failed'; readonly id: number; readonly error: string };
+  readonly stop: { readonly type: 'stopped'; readonly id: number };
+  readonly stats: { readonly type: 'stats'; readonly id: number; readonly stats: WorkerStats };
+}
+
+export type Reply = Replies[keyof Replies];
+
+/** From the poll worker to the serving thread. */
+export type FromWorker =
+  /** One log line, formatted and redacted by the worker's logger, for the process's destination. */
+  | { readonly type: 'log'; readonly line: string }
+  | { readonly type: 'publish'; readonly publication: Publication }
+  | Reply;
+
+/** Every buffer of a publication, to be transferred (moved, not copied) with it. */
+export function transferList(publication: Publication): ArrayBuffer[] {
+  const buffers = publication.data.flatMap(({ unit }) => (unit === undefined ? [] : [unit.bytes]));
+  return [...buffers, publication.status]
+    .filter((bytes) => bytes.byteLength > 0)
+    .map((bytes) => bytes.buffer as ArrayBuffer);
+}

@@ -1,0 +1,154 @@
+import type { UnitChange } from '../metrics/data-series.js';
+import { SectionStore, type Rendered } from '../metrics/section-store.js';
+import { renderUnit } from '../metrics/unit-bytes.js';
+import {
+  buildSamples,
+  healthKey,
+  HEALTH_METRICS,
+  requestSamples,
+  restartSamples,
+  unitSamples,
+  type HealthChanges,
+  type HealthRecord,
+} from '../poller/health.js';
+import type { Section } from '../server/scrape-cache.js';
+import type { Listed } from '../sources/source.js';
+import { DATA_METRICS } from '../sources/kinds.js';
+import type { UnitStatus } from '../vocabulary.js';
+import type { Carried, Publication } from './protocol.js';
+
+// The keys of the health store's entries that are not a unit's; a unit's key never starts so.
+const BUILD = '\u0001build';
+const REQUESTS = '\u0001requests';
+const RESTARTS = '\u0001restarts';
+
+/**
+ * What the poll workers published, on the serving thread: the one owner of what /metrics, /readyz
+ * and the landing page say of the polls. The data section is each unit's bytes as handed over; the
+ * health section is rendered here from the records handed over (counts, small), so that it outlives
+ * a worker: a death is counted on it (`worker_died` for each poll in flight,
+ * `upstash_exporter_poll_worker_restarts_total`), and a restarted worker is handed it back to
+ * continue from ({@link carried}). Nothing here is lost when a worker dies.
+ */
+export class PollStore {
+  readonly #data = new SectionStore(DATA_METRICS);
+  readonly #health = new SectionStore(HEALTH_METRICS);
+  readonly #records = new Map<string, HealthRecord>();
+  #requests: ReadonlyMap<string, number> = new Map();
+  #known: ReadonlyMap<string, Listed> = new Map();
+  #status: Uint8Array | undefined;
+  #rows: UnitStatus[] | undefined;
+  #ready = false;
+  /** Ready once, ready through a restart: the restarted worker's first polls do not make it unready. */
+  #wasReady = false;
+  #restarts = 0;
+  #units = 0;
+
+  readonly data: Section = {
+    version: () => this.#data.version,
+    render: (format, keep): Rendered => this.#data.render(format, keep),
+  };
+
+  readonly health: Section = {
+    version: () => this.#health.version,
+    render: (format, keep): Rendered => this.#health.render(format, keep),
+  };
+
+  constructor(build: {
+    version: string;
+    revision?: string | undefined;
+    sharding: { shard: number; total: number };
+  }) {
+    this.#health.apply([
+      { id: BUILD, unit: renderUnit(buildSamples(build)) },
+      { id: RESTARTS, unit: renderUnit(restartSamples(0)) },
+    ]);
+  }
+
+  /** Takes a publication: all of it at once, so that no scrape sees half of it. */
+  apply(publication: Publication): void {
+    this.#data.apply(publication.data);
+    this.#applyHealth(publication.health);
+    this.#ready = publication.ready;
+    this.#wasReady ||= publication.ready;
+    this.#units = publication.units;
+    this.#status = publication.status;
+    this.#rows = undefined;
+    if (publication.known !== undefined) this.#known = publication.known;
+  }
+
+  /**
+   * The worker died: each unit whose poll was in flight at the last publication counts a failed poll
+   * (`worker_died`, so that `upstash_up` is 0 and the failure alerts fire), and the death is counted.
+   * Everything else stays as it was: values, health series, counters, last successes.
+   */
+  workerDied(): void {
+    this.#restarts++;
+    const changed: UnitChange[] = [{ id: RESTARTS, unit: renderUnit(restartSamples(this.#restarts)) }];
+    this.#rows = this.status().map((row) => {
+      if (!row.running) return row;
+      const key = healthKey(row.labels);
+      const record = this.#records.get(key);
+      if (record !== undefined) {
+        record.up = 0;
+        record.failures.set('worker_died', (record.failures.get('worker_died') ?? 0) + 1);
+        changed.push({ id: key, unit: renderUnit(unitSamples(record)) });
+      }
+      return { ...row, running: false, outcome: 'worker_died', error: 'worker_died' };
+    });
+    this.#status = undefined;
+    this.#health.apply(changed);
+  }
+
+  /** What a restarted worker continues from. */
+  carried(): Carried {
+    return {
+      units: new Map(this.status().map((row) => [row.id, row])),
+      health: { units: this.#records, requests: this.#requests },
+      held: this.#data.ids(),
+      known: this.#known,
+    };
+  }
+
+  /** Whether every unit has finished its first poll (once ready, ready through reloads and restarts). */
+  get ready(): boolean {
+    return this.#ready || this.#wasReady;
+  }
+
+  /** How many units the last publication polled. */
+  get units(): number {
+    return this.#units;
+  }
+
+  /** The deaths of the poll worker so far. */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  /** The landing page's rows, as last published. */
+  status(): UnitStatus[] {
+    if (this.#rows === undefined) {
+      this.#rows = this.#status === undefined ? [] : (JSON.parse(utf8(this.#status)) as UnitStatus[]);
+    }
+    return this.#rows;
+  }
+
+  #applyHealth({ units, requests }: HealthChanges): void {
+    const changed: UnitChange[] = [];
+    for (const [key, record] of units) {
+      if (record === undefined) this.#records.delete(key);
+      else this.#records.set(key, record);
+      changed.push({ id: key, unit: record === undefined ? undefined : renderUnit(unitSamples(record)) });
+    }
+    if (requests !== undefined) {
+      this.#requests = requests;
+      changed.push({ id: REQUESTS, unit: renderUnit(requestSamples(requests)) });
+    }
+    this.#health.apply(changed);
+  }
+}
+
+/** The text of bytes, read where they are. */
+function utf8(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}

@@ -1,0 +1,105 @@
+import { crc32 } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { crc32Combine } from '../../src/metrics/crc32-combine.js';
+import { DataSeries } from '../../src/metrics/data-series.js';
+import { BLOCK_UNITS, SectionStore } from '../../src/metrics/section-store.js';
+import { flowControlSamples } from '../../src/sources/flow-control.js';
+import { DATA_METRICS } from '../../src/sources/kinds.js';
+import { redisStatsSamples } from '../../src/sources/redis-stats.js';
+
+// The data section crosses from the poll worker as the units that changed (DataSeries.takeChanges)
+// and is served from a SectionStore, with the CRC-32 of its bytes chained from per-block CRCs.
+
+const text = (store: SectionStore, format: 'text' | 'openmetrics' = 'text') =>
+  Buffer.concat(store.render(format).chunks).toString('utf8');
+
+describe('crc32Combine', () => {
+  it('is the CRC-32 of two runs back to back, for empty, small, large and multi-byte runs', () => {
+    const runs = ['', 'a', 'hello ', 'é€😀'.repeat(777), 'x'.repeat(100_003)].map((s) => Buffer.from(s));
+    for (const a of runs) {
+      for (const b of runs) {
+        expect(crc32Combine(crc32(a), crc32(b), b.length)).toBe(crc32(Buffer.concat([a, b])));
+      }
+    }
+  });
+});
+
+describe('DataSeries.takeChanges and SectionStore', () => {
+  it('serves every family once, units in order, in both formats, with the CRC of those bytes', () => {
+    const series = new DataSeries(DATA_METRICS);
+    const store = new SectionStore(DATA_METRICS);
+    series.replace('flow_control/b', flowControlSamples('b', [{ key: 'x "é"', waitListSize: 2 }], 10));
+    series.replace('flow_control/a', flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10));
+    store.apply(series.takeChanges());
+    for (const format of ['text', 'openmetrics'] as const) {
+      const { chunks, crc } = store.render(format);
+      const bytes = Buffer.concat(chunks);
+      const out = bytes.toString('utf8');
+      expect(out.match(/# HELP upstash_qstash_flow_control_wait_list_size /g)).toHaveLength(1);
+      expect(out.indexOf('account="a"')).toBeLessThan(out.indexOf('account="b"'));
+      expect(out).toContain('flow_control_key="x \\"é\\""} 2');
+      expect(crc).toBe(crc32(bytes));
+    }
+  });
+
+  it('hands over only the units that changed; a unit gone leaves the others as they were', () => {
+    const series = new DataSeries(DATA_METRICS);
+    const store = new SectionStore(DATA_METRICS);
+    series.replace('flow_control/a', flowControlSamples('a', [{ key: 'y', waitListSize: 3 }], 10));
+    store.apply(series.takeChanges());
+    expect(series.takeChanges()).toEqual([]);
+    const stats = (keyspace: number) =>
+      series.replace(
+        'redis_stats/main/db',
+        redisStatsSamples('main', 'db', {
+          values: { keyspace },
+          commands: new Map(),
+          sampleTimestampMs: undefined,
+          rejected: [],
+        }),
+      );
+    stats(5);
+    store.apply(series.takeChanges());
+    stats(6);
+    const changed = series.takeChanges();
+    expect(changed.map((change) => change.id)).toEqual(['redis_stats/main/db']);
+    store.apply(changed);
+    expect(text(store)).toMatch(/^upstash_redis_keys\{[^}]*\} 6$/m);
+    expect(text(store)).toContain('flow_control_key="y"} 3');
+
+    const version = store.version;
+    series.drop('flow_control/a');
+    store.apply(series.takeChanges());
+    expect(store.version).toBeGreaterThan(version);
+    expect(text(store)).not.toContain('flow_control');
+    expect(text(store)).toMatch(/^upstash_redis_keys\{[^}]*\} 6$/m);
+  });
+
+  it('re-joins only the block of a unit that changed, each block a buffer of its own', () => {
+    const series = new DataSeries(DATA_METRICS);
+    const store = new SectionStore(DATA_METRICS);
+    const poll = (i: number, size: number) =>
+      series.replace(
+        `flow_control/${String(i).padStart(3, '0')}`,
+        flowControlSamples(`a${i}`, [{ key: 'k', waitListSize: size }], 10),
+      );
+    for (let i = 0; i < 100; i++) poll(i, 1);
+    store.apply(series.takeChanges());
+    const before = store.render('text').chunks;
+    poll(40, 2);
+    store.apply(series.takeChanges());
+    const after = store.render('text').chunks;
+    const blocks = Math.ceil(100 / BLOCK_UNITS);
+    // Per family a header and its blocks: only block 40 / 32 is a new buffer.
+    const changed = after.filter((chunk, at) => chunk !== before[at]);
+    const families = after.length / (blocks + 1);
+    expect(changed).toHaveLength(families);
+    for (const chunk of after.filter((bytes) => !bytes.toString('utf8').startsWith('# '))) {
+      expect(chunk.byteOffset).toBe(0);
+      expect(chunk.buffer.byteLength).toBe(chunk.length);
+    }
+    const { chunks, crc } = store.render('openmetrics');
+    expect(crc).toBe(crc32(Buffer.concat(chunks)));
+    expect(Buffer.concat(chunks).toString('utf8')).toContain('account="a40",flow_control_key="k"} 2');
+  });
+});

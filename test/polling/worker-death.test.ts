@@ -1,0 +1,202 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/app.js';
+import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
+import { createLogger } from '../../src/logger.js';
+import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
+
+// Issue 27: a worker death forgets nothing (contract sections 3 and 9.5). What was published survives
+// the worker (values, health series, counters); the polls in flight count a failure of their own
+// (`worker_died`); the restarted worker continues from the published counters; deaths are counted;
+// /readyz and the landing page say the truth while the worker is down; a reload is answered once it
+// took effect. The worker is the real one with a death injected (test/helpers/dying-poll-worker.ts).
+
+const DYING_WORKER = new URL('../helpers/dying-poll-worker.js', import.meta.url);
+const DIED = 'the poll worker died; restarting it, and polling with it';
+const FLOW = 'source="flow_control",account="eu",database_id="",qstash_id="",index_id=""';
+
+afterEach(() => {
+  delete process.env.POLL_WORKER_DEATH;
+  delete process.env.POLL_WORKER_DEATH_AFTER_MS;
+  delete process.env.POLL_WORKER_DEATH_WHEN;
+});
+
+interface Running {
+  readonly sim: Simulator;
+  readonly app: App;
+  readonly logs: Record<string, unknown>[];
+  readonly get: (path: string) => Promise<{ status: number; body: string }>;
+}
+
+/**
+ * A simulator with one database and an exporter polling it every second through the dying worker,
+ * created with POLL_WORKER_DEATH = `death`; the variable is cleared once it started, so that the
+ * restarted worker is healthy unless the test sets it again.
+ */
+async function running(
+  death: string,
+  afterMs: number,
+  test: (running: Running) => Promise<void>,
+  options: { heapMb?: number; intervalSeconds?: number; when?: string } = {},
+): Promise<void> {
+  const sim = await startSimulator({
+    qstashToken: QSTASH_TOKEN,
+    email: EMAIL,
+    apiKey: API_KEY,
+    databases: ['db-a'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  const logger = createLogger('info', {
+    write: (line: string) => {
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  });
+  process.env.POLL_WORKER_DEATH = death;
+  process.env.POLL_WORKER_DEATH_AFTER_MS = String(afterMs);
+  if (options.when !== undefined) process.env.POLL_WORKER_DEATH_WHEN = options.when;
+  const config = testConfig(sim.url, {
+    intervalSeconds: options.intervalSeconds ?? 1,
+    databases: ['db-a'],
+    webEnableLifecycle: true,
+  });
+  const app = createApp(config, {
+    logger,
+    version: 'test',
+    pollWorker: DYING_WORKER,
+    ...(options.heapMb !== undefined && {
+      pollWorkerLimits: { maxOldGenerationSizeMb: options.heapMb, maxYoungGenerationSizeMb: 8 },
+    }),
+  });
+  try {
+    const { port } = await app.start();
+    delete process.env.POLL_WORKER_DEATH;
+    delete process.env.POLL_WORKER_DEATH_WHEN;
+    const get = async (path: string) => httpGet(`http://127.0.0.1:${port}${path}`);
+    await test({ sim, app, logs, get });
+  } finally {
+    await app.stop();
+    await sim.stop();
+  }
+}
+
+/** The value of the first series of `body` matching `pattern` (its first group), NaN if none. */
+function value(body: string, pattern: RegExp): number {
+  return Number(pattern.exec(body)?.[1] ?? NaN);
+}
+
+const polls = (body: string) =>
+  value(body, new RegExp(`^upstash_exporter_polls_total\\{${FLOW}\\} (\\d+)$`, 'm'));
+const diedFailures = (body: string) =>
+  value(
+    body,
+    new RegExp(`^upstash_exporter_poll_failures_total\\{${FLOW},reason="worker_died"\\} (\\d+)$`, 'm'),
+  );
+const up = (body: string) => value(body, new RegExp(`^upstash_up\\{${FLOW}\\} (\\d+)$`, 'm'));
+const restarts = (body: string) => value(body, /^upstash_exporter_poll_worker_restarts_total (\d+)$/m);
+const FLOW_DATA = /^upstash_qstash_flow_control_keys\{account="eu"\} \d+$/m;
+
+/** The test's configuration with the flow-control families denied (metrics.deny). */
+function denyingFlowControl(sim: Simulator) {
+  return testConfig(sim.url, {
+    intervalSeconds: 1,
+    databases: ['db-a'],
+    webEnableLifecycle: true,
+    metrics: { allow: [], deny: ['upstash_qstash_flow_control_.*'] },
+  });
+}
+
+describe('a poll worker killed mid-poll', () => {
+  for (const [how, heapMb] of [
+    ['throw', undefined],
+    ['oom', 48],
+  ] as const) {
+    it(`by ${how === 'throw' ? 'an uncaught error' : 'its heap limit'}: forgets nothing, counts worker_died, continues`, async () => {
+      // The death comes when the test says (this file appears); polls every 5 s, so that the values
+      // outlive the hanging poll (they go stale after 3 intervals without a success).
+      const dir = mkdtempSync(join(tmpdir(), 'worker-death-'));
+      const trigger = join(dir, 'die');
+      await running(
+        how,
+        0,
+        async ({ sim, get }) => {
+          await eventually('the first polls published', async () => {
+            const body = (await get('/metrics')).body;
+            return FLOW_DATA.test(body) && up(body) === 1 ? true : undefined;
+          });
+          // The next flow_control poll hangs: it is in flight when the worker dies.
+          sim.setFault('flow_control', { kind: 'hang' });
+          const before = await eventually('the hanging poll published as in flight', async () => {
+            const row = (await get('/')).body.split('<tbody>').find((part) => part.includes('>flow_control'));
+            return row?.includes('polling now') === true ? (await get('/metrics')).body : undefined;
+          });
+          writeFileSync(trigger, '');
+          expect(restarts(before)).toBe(0);
+          const after = await eventually('the death counted', async () => {
+            const body = (await get('/metrics')).body;
+            return restarts(body) >= 1 ? body : undefined;
+          });
+          // What was published survives: the values, the health series, the counters.
+          expect(after).toMatch(FLOW_DATA);
+          expect(up(after)).toBe(0);
+          expect(diedFailures(after)).toBe(1);
+          expect(polls(after)).toBeGreaterThanOrEqual(polls(before));
+          // The restarted worker continues from those counters, and polls again.
+          sim.setFault('flow_control', null);
+          const resumed = await eventually('the restarted worker polls', async () => {
+            const body = (await get('/metrics')).body;
+            return up(body) === 1 && polls(body) > polls(after) ? body : undefined;
+          });
+          expect(diedFailures(resumed)).toBe(1);
+          expect(resumed).toMatch(FLOW_DATA);
+          expect((await get('/readyz')).status).toBe(200);
+        },
+        { intervalSeconds: 5, when: trigger, ...(heapMb !== undefined && { heapMb }) },
+      );
+      rmSync(dir, { recursive: true, force: true });
+    }, 90_000);
+  }
+});
+
+describe('a poll worker that dies', () => {
+  it('with a reload pending: the reload is answered once the restarted worker runs it, never 500', async () => {
+    await running('exit-on-reload', 0, async ({ sim, app, logs, get }) => {
+      await eventually('the first polls published', async () =>
+        FLOW_DATA.test((await get('/metrics')).body) ? true : undefined,
+      );
+      // Another file: the same accounts, with the flow-control families denied.
+      const reloaded = await app.reload(denyingFlowControl(sim));
+      expect(logs.some((line) => line.msg === DIED)).toBe(true);
+      expect(reloaded).toEqual({ result: 'applied' });
+      // Answered after it took effect: the next scrape shows the new configuration, all of it.
+      const body = (await get('/metrics')).body;
+      expect(body).not.toContain('upstash_qstash_flow_control_');
+      expect((await get('/readyz')).status).toBe(200);
+    });
+  }, 90_000);
+
+  it('and keeps dying: /readyz and the page say so; a reload in the back-off waits for the restart', async () => {
+    await running('throw', 3000, async ({ sim, app, logs, get }) => {
+      await eventually('ready', async () => ((await get('/readyz')).status === 200 ? true : undefined));
+      // Every worker started from now on dies before it publishes.
+      process.env.POLL_WORKER_DEATH = 'exit-at-start';
+      await eventually('a second death', () =>
+        logs.filter((line) => line.msg === DIED).length >= 2 ? true : undefined,
+      );
+      const readyz = await get('/readyz');
+      expect(readyz.status).toBe(503);
+      expect(readyz.body).toBe('the poll worker died and is restarting\n');
+      expect((await get('/')).body).toContain('the poll worker died and is restarting');
+      let answered = false;
+      const reload = app.reload(denyingFlowControl(sim)).finally(() => (answered = true));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Not 200 before it applies: no worker runs it yet.
+      expect(answered).toBe(false);
+      delete process.env.POLL_WORKER_DEATH;
+      expect(await reload).toEqual({ result: 'applied' });
+      expect((await get('/metrics')).body).not.toContain('upstash_qstash_flow_control_');
+      expect((await get('/readyz')).status).toBe(200);
+    });
+  }, 120_000);
+});
