@@ -11,7 +11,17 @@ import type { Api } from './upstash/client.js';
  * name here without a source module.
  */
 export const SOURCE_NAMES = {
-  qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism', 'dlq', 'workflow_dlq'],
+  qstash: [
+    'flow_control',
+    'url_groups',
+    'queues',
+    'schedules',
+    'global_parallelism',
+    'dlq',
+    'workflow_dlq',
+    'qstash_logs',
+    'workflow_runs',
+  ],
   management: [
     'databases',
     'redis_stats',
@@ -36,7 +46,7 @@ export type ApiOf<Name extends SourceName> = {
  * one, its units in a poll group of their own. The entry sets each as `<name>_interval`.
  */
 export const OWN_SCHEDULES = {
-  qstash: { dlq: ['dlq', 'workflow_dlq'] },
+  qstash: { dlq: ['dlq', 'workflow_dlq'], events: ['qstash_logs', 'workflow_runs'] },
   management: { backups: ['redis_backups'] },
 } as const satisfies { [A in Api]: Readonly<Record<string, readonly SourceName<A>[]>> };
 export type OwnSchedule<A extends Api = Api> = A extends Api
@@ -203,6 +213,10 @@ export interface Limits {
   readonly maxIndexes: number;
   /** Pages of 100 messages read per poll of a dead-letter queue (`dlq`, `workflow_dlq`). */
   readonly maxDlqPages: number;
+  /** Pages read per poll of each (source, state) of an event source (contract 10.1). */
+  readonly maxEventPages: number;
+  /** Label sets per metric and entry of an event source, the all-`other` set not included. */
+  readonly maxEventSeries: number;
 }
 
 /** Which of `total` processes sharing one configuration this is (0-based `shard`). */

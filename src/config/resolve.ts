@@ -61,6 +61,8 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
       maxSchedules: file.limits?.max_schedules ?? DEFAULTS.limits.maxSchedules,
       maxIndexes: file.limits?.max_indexes ?? DEFAULTS.limits.maxIndexes,
       maxDlqPages: file.limits?.max_dlq_pages ?? DEFAULTS.limits.maxDlqPages,
+      maxEventPages: file.limits?.max_event_pages ?? DEFAULTS.limits.maxEventPages,
+      maxEventSeries: file.limits?.max_event_series ?? DEFAULTS.limits.maxEventSeries,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),
@@ -94,6 +96,7 @@ function qstashAccount(
     schedule: entry.schedule,
     sources: entry.sources ?? QSTASH_SOURCES,
     ownSchedules: entry.ownSchedules,
+    workflowLookbackMs: entry.workflow_lookback ?? DEFAULTS.workflowLookback.defaultMs,
   };
 }
 
