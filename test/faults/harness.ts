@@ -15,6 +15,8 @@ import {
 import {
   DEMO_DLQ_CALLER_IP,
   DEMO_DLQ_SECRET,
+  DEMO_EVENT_CALLER_IP,
+  DEMO_EVENT_SECRET,
   DEMO_QSTASH_INSTANCES,
   DEMO_SCHEDULE_SECRET,
   DEMO_SEARCH_INDEXES,
@@ -55,6 +57,8 @@ export const SECRET_FORMS = [
   DEMO_SCHEDULE_SECRET,
   DEMO_DLQ_SECRET,
   DEMO_DLQ_CALLER_IP,
+  DEMO_EVENT_SECRET,
+  DEMO_EVENT_CALLER_IP,
 ];
 
 /** A running exporter on loopback, polling a simulator, with its log lines captured. */
