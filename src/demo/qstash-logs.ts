@@ -25,8 +25,8 @@ export const DEMO_DESTINATIONS = [
     url: `https://api.example.com/hooks/orders?token=${DEMO_EVENT_SECRET}`,
     queueName: 'orders',
     code: 500,
-    errors: 0.6,
-    failures: 0.08,
+    errors: 0.8,
+    failures: 0.1,
   },
   {
     url: `https://hooks.billing.example.net:8443/in/${DEMO_EVENT_SECRET}?sig=${DEMO_EVENT_SECRET}`,
@@ -43,7 +43,7 @@ export const DEMO_DESTINATIONS = [
     errors: 0.15,
     failures: 0.05,
   },
-  { url: `https://legacy.example.com/gone#${DEMO_EVENT_SECRET}`, code: 404, errors: 0.1, failures: 0.1 },
+  { url: `https://legacy.example.com/gone#${DEMO_EVENT_SECRET}`, code: 404, errors: 0.3, failures: 0.3 },
 ] as const;
 
 /** A log event as QStash writes it, every documented field filled (secrets included). */

@@ -16,9 +16,9 @@ export const STUCK_RUN_AGE_MS = 2 * 3_600_000;
 export const DEMO_WORKFLOWS = [
   {
     url: `https://app.example.com/api/workflows/onboarding?secret=${DEMO_EVENT_SECRET}`,
-    everyMs: 60_000,
-    runs: 0.6,
-    seconds: [2, 40],
+    everyMs: 20_000,
+    runs: 0.8,
+    seconds: [2, 15],
     failed: 0.12,
     canceled: 0.03,
   },
