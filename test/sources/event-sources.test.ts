@@ -134,6 +134,40 @@ describe('qstash_logs end to end', () => {
     expect(leakedSecret((await harness.get('/')).body)).toBeUndefined();
   });
 
+  it('a reload that keeps the entry keeps W and the counters; one that removes it starts over', async () => {
+    const harness = await start({ qstashSources: ['qstash_logs'] });
+    const T = Date.now() + 1000;
+    harness.sim.setQstashLogs([
+      log(T, 'm1', 'FAILED', { url: SECRET_URL }),
+      log(T, 'm2', 'FAILED', { url: SECRET_URL }),
+    ]);
+    const failed = (s: ParsedSample[]) =>
+      valueOf(s, 'upstash_qstash_deliveries_failed_total', { account: 'eu' });
+    await eventually('both counted', async () =>
+      failed((await harness.scrape()).samples) === 2 ? true : undefined,
+    );
+    // A new interval for the entry: the same entry, the same watermark and counters.
+    const [eu] = harness.config.qstash;
+    const slower = { cron: '*/2 * * * * *', intervalMs: 2000 };
+    await harness.app.reload({
+      ...harness.config,
+      qstash: [{ ...eu!, ownSchedules: { ...eu!.ownSchedules, events: slower } }],
+    });
+    const after = await afterPolls(harness, 'qstash_logs', 2, (s) => s);
+    expect(failed(after)).toBe(2);
+    expect(valueOf(after, 'upstash_qstash_logs_watermark_timestamp_seconds', { state: 'FAILED' })).toBe(
+      T / 1000,
+    );
+    // Removed, then back: it starts at the time it came back, and the old events are history.
+    await harness.app.reload({ ...harness.config, qstash: [] });
+    await harness.app.reload(harness.config);
+    const again = await afterPolls(harness, 'qstash_logs', 2, (s) => s);
+    expect(failed(again)).toBeUndefined();
+    expect(
+      valueOf(again, 'upstash_qstash_logs_watermark_timestamp_seconds', { state: 'FAILED' })!,
+    ).toBeGreaterThan(T / 1000);
+  });
+
   it('reads the SDK path after a 404 on the documented one, says so once, and counts both requests', async () => {
     const harness = await start({ qstashSources: ['qstash_logs'] });
     harness.sim.setFault('qstash_logs', { kind: 'status', status: 404 });
