@@ -32,6 +32,8 @@ export interface DlqBehaviour {
   readonly failPage?: number;
   /** This page (1-based) gives back the cursor of the page before it. */
   readonly repeatCursorPage?: number;
+  /** With `messages`: each message has a queue of its own, whose name is this many characters long. */
+  readonly queueNameLength?: number;
 }
 
 /** The message of minute `m` of a DLQ, with every field QStash documents, secrets included. */
@@ -105,7 +107,12 @@ export class Dlq implements Endpoint {
     const { messages } = this.#behaviour;
     const out: Record<string, unknown>[] = [];
     if (messages !== undefined) {
-      for (let m = last - messages + 1; m <= last; m++) out.push(message(this.#list, this.#ctx.seed, m));
+      const { queueNameLength } = this.#behaviour;
+      for (let m = last - messages + 1; m <= last; m++) {
+        const one = message(this.#list, this.#ctx.seed, m);
+        if (queueNameLength !== undefined) one.queueName = `q${m}-`.padEnd(queueNameLength, 'n');
+        out.push(one);
+      }
       return out;
     }
     for (let m = last - WINDOW_MS / MINUTE + 1; m <= last; m++) {

@@ -29,6 +29,23 @@ export function limitLabelValue(value: string): string {
   return `${head}~${hash}`;
 }
 
+/**
+ * What a count may keep of a label value while a scan goes on, page after page (a DLQ's queue names):
+ * the value itself when it is no longer than {@link MAX_LABEL_VALUE_LENGTH}, else its first that many
+ * characters, `~` and the SHA-256 of the whole value. So a count holds at most about a label's length
+ * per key, never the upstream text (an 80,000-character name), and distinct values stay distinct
+ * keys. A stand-in is always longer than the cap, so {@link limitLabelValue} rewrites it later as it
+ * would the value (the same head, a hash suffix, counted as truncated once per distinct value); only
+ * the suffix is then a hash of the stand-in rather than of the whole value.
+ */
+export function labelKey(value: string): string {
+  if (value.length <= MAX_LABEL_VALUE_LENGTH) return value;
+  const hash = createHash('sha256').update(Buffer.from(value, 'utf16le')).digest('hex');
+  // A copy, not a slice: V8 keeps a sliced string's parent alive, the whole 80,000 characters.
+  const head = Buffer.from(value.slice(0, MAX_LABEL_VALUE_LENGTH), 'utf16le').toString('utf16le');
+  return `${head}~${hash}`;
+}
+
 function toWellFormed(value: string): string {
   return value.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }

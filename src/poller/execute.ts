@@ -2,7 +2,7 @@ import { limitSampleLabels } from '../metrics/label-limit.js';
 import { AbortedError, HttpStatusError, UpstashError } from '../upstash/errors.js';
 import type { PollResult } from '../vocabulary.js';
 import type { FailureReason } from './self-metrics.js';
-import { armStaleness } from './staleness.js';
+import { armStaleness, settleStaleness } from './staleness.js';
 import type { PollerEnv, UnitState } from './unit-state.js';
 
 /** Why a scheduled poll did not run. */
@@ -23,6 +23,7 @@ export function tick(state: UnitState, deadline: number, env: PollerEnv): void {
   }
   state.running = execute(state, deadline, env).finally(() => {
     state.running = undefined;
+    settleStaleness(state, env);
   });
 }
 

@@ -57,6 +57,8 @@ export interface UnitState {
   /** Retry-After: no poll before this Unix ms. */
   notBefore: number;
   staleTimer: NodeJS.Timeout | undefined;
+  /** The staleness window passed while a poll was in flight: the drop waits for the poll's end. */
+  staleDue: boolean;
   /** A spread tick waiting for its offset within the interval. */
   spreadTimer: NodeJS.Timeout | undefined;
   /** Fields rejected by the last poll: logged when they first go wrong, not at every poll. */
@@ -85,6 +87,7 @@ export function newUnitState(unit: PollUnit, group: GroupState, env: PollerEnv):
     error: '',
     notBefore: 0,
     staleTimer: undefined,
+    staleDue: false,
     spreadTimer: undefined,
     rejected: new Set(),
     removed: false,

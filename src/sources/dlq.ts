@@ -1,4 +1,5 @@
 import { gauge, type DataMetric } from '../metrics/catalogue.js';
+import { labelKey } from '../metrics/label-limit.js';
 import { keepLargest, sample, type Sample } from '../metrics/sample.js';
 import { fetchDlq, type DlqList, type DlqMessage } from '../upstash/dlq.js';
 import type { Limits } from '../vocabulary.js';
@@ -76,6 +77,8 @@ const FAMILIES: Record<DlqList, ReturnType<typeof dlqMetrics>> = { dlq: DLQ, wor
 /**
  * What a DLQ poll keeps while it pages: the messages counted, the oldest creation time and the
  * counts per group, each page's messages added and then let go, so a poll holds one page at a time.
+ * A group's name is kept as its {@link labelKey}: ten pages of 80,000-character queue names cost
+ * their labels' length, not theirs, until the scan ends.
  */
 export class DlqTally {
   readonly #list: DlqList;
@@ -96,8 +99,10 @@ export class DlqTally {
         this.#oldest = createdAt;
     for (const { grouping, counts } of this.#groups)
       for (const message of messages) {
-        const key = grouping.key(message);
-        if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+        const value = grouping.key(message);
+        if (value === undefined) continue;
+        const key = labelKey(value);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
       }
   }
 

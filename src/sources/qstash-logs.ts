@@ -1,4 +1,5 @@
 import { counter } from '../metrics/catalogue.js';
+import { labelKey } from '../metrics/label-limit.js';
 import type { Sample } from '../metrics/sample.js';
 import { scanEvents } from '../upstash/event-paths.js';
 import { LOG_STATES, QSTASH_LOGS, type LogEvent, type LogState } from '../upstash/qstash-logs.js';
@@ -25,7 +26,11 @@ const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string
   FAILED: { metric: FAILED, labels: ['destination', 'url_group', 'queue', 'schedule_id'] },
 };
 
-/** A log event of `state` as the event rule counts it (identity: message, time and state). */
+/**
+ * A log event of `state` as the event rule counts it (identity: message, time and state). Names and
+ * IDs are kept as label keys (a long one as its head and hash): a poll holds its label sets and the
+ * identities at W, not the 80,000-character names a page may carry.
+ */
 function counted(event: LogEvent, state: LogState): CountedEvent {
   const labels = [
     event.destination ?? '',
@@ -34,7 +39,11 @@ function counted(event: LogEvent, state: LogState): CountedEvent {
     event.scheduleId ?? '',
   ];
   if (state === 'ERROR') labels.push(event.responseStatus === undefined ? '' : String(event.responseStatus));
-  return { time: event.time, identity: `${event.messageId}/${event.time}/${state}`, labels };
+  return {
+    time: event.time,
+    identity: labelKey(`${event.messageId}/${event.time}/${state}`),
+    labels: labels.map(labelKey),
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { counter, gauge, histogram } from '../metrics/catalogue.js';
+import { labelKey } from '../metrics/label-limit.js';
 import { keepLargest, sample, type Sample } from '../metrics/sample.js';
 import type { UpstashClient } from '../upstash/client.js';
 import { scanEvents } from '../upstash/event-paths.js';
@@ -57,8 +58,9 @@ const OLDEST = gauge(
 function counted(run: WorkflowRun & { readonly workflowRunCompletedAt: number }): CountedEvent {
   return {
     time: run.workflowRunCompletedAt,
-    identity: `${run.workflowRunId}@${run.workflowRunCreatedAt}`,
-    labels: [run.workflow ?? ''],
+    // As label keys: a long ID or URL is held as its head and hash (qstash-logs.ts says why).
+    identity: labelKey(`${run.workflowRunId}@${run.workflowRunCreatedAt}`),
+    labels: [labelKey(run.workflow ?? '')],
     value: Math.max(0, run.workflowRunCompletedAt - run.workflowRunCreatedAt) / 1000,
   };
 }
@@ -155,7 +157,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
     await readRuns(read, { state: RUN_STARTED }, (runs) => {
       for (const run of runs) {
         if (run.workflowState !== undefined && run.workflowState !== RUN_STARTED) continue;
-        const workflow = run.workflow ?? '';
+        const workflow = labelKey(run.workflow ?? '');
         const seen = running.get(workflow);
         if (seen === undefined) running.set(workflow, { count: 1, oldest: run.workflowRunCreatedAt });
         else {

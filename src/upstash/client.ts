@@ -70,6 +70,12 @@ const BACKOFF_BASE_MS = 250;
 /** A Retry-After is honoured up to an hour: a wilder one must not silence a source until restart. */
 export const MAX_RETRY_AFTER_MS = 3_600_000;
 const BACKOFF_CAP_MS = 8_000;
+/**
+ * The longest URL sent, in characters. Ours are a base URL, a path with an ID and a cursor of at
+ * most 4 KiB (pager.ts; 12 KiB percent-encoded): a longer one is made of an upstream value no API
+ * would take back (servers refuse a request line this long, Node's with 431), so it is not sent.
+ */
+export const MAX_URL_LENGTH = 16 * 1024;
 
 /**
  * The one way this program talks to Upstash: GET a JSON document with a per-attempt timeout that
@@ -103,6 +109,12 @@ export class UpstashClient {
 
   /** GETs `url` and returns its parsed JSON body. */
   async getJson(request: GetOptions): Promise<unknown> {
+    if (request.url.length > MAX_URL_LENGTH)
+      throw new InvalidResponseError(
+        'GET',
+        request.url,
+        `URL longer than ${MAX_URL_LENGTH} characters, not sent`,
+      );
     const retries = this.#options.retries;
     for (let attempt = 0; ; attempt++) {
       try {

@@ -1,3 +1,5 @@
+import { excerpt } from './excerpt.js';
+
 /** Why a call to Upstash failed, as the contract names it. */
 export const UPSTASH_FAILURE_REASONS = [
   'unauthorized',
@@ -12,7 +14,18 @@ export const UPSTASH_FAILURE_REASONS = [
 
 export type UpstashFailureReason = (typeof UPSTASH_FAILURE_REASONS)[number];
 
-/** Base of every error a call to Upstash can end in; messages name the request, never a credential. */
+/**
+ * A request as an error message names it: the method and a bounded excerpt of the URL (a cursor
+ * or an ID from upstream can make a URL of any length).
+ */
+export function requestName(method: string, url: string): string {
+  return `${method} ${excerpt(url)}`;
+}
+
+/**
+ * Base of every error a call to Upstash can end in; messages name the request ({@link requestName}),
+ * never a credential, and quote at most an excerpt of any upstream value.
+ */
 export class UpstashError extends Error {
   readonly reason: UpstashFailureReason;
 
@@ -30,7 +43,7 @@ export class HttpStatusError extends UpstashError {
   readonly retryAfterMs: number | undefined;
 
   constructor(method: string, url: string, status: number, retryAfterMs?: number) {
-    super(reasonForStatus(status), `Upstash answered ${status}: ${method} ${url}`);
+    super(reasonForStatus(status), `Upstash answered ${status}: ${requestName(method, url)}`);
     this.name = 'HttpStatusError';
     this.status = status;
     this.retryAfterMs = retryAfterMs;
@@ -40,7 +53,7 @@ export class HttpStatusError extends UpstashError {
 /** The request, or reading its body, took longer than `http.timeout`. */
 export class TimeoutError extends UpstashError {
   constructor(method: string, url: string, timeoutMs: number, options?: ErrorOptions) {
-    super('timeout', `Request timed out after ${timeoutMs} ms: ${method} ${url}`, options);
+    super('timeout', `Request timed out after ${timeoutMs} ms: ${requestName(method, url)}`, options);
     this.name = 'TimeoutError';
   }
 }
@@ -48,7 +61,9 @@ export class TimeoutError extends UpstashError {
 /** The connection failed: refused, reset, DNS, TLS. */
 export class NetworkError extends UpstashError {
   constructor(method: string, url: string, cause: unknown) {
-    super('network', `Request failed (${networkCode(cause)}): ${method} ${url}`, { cause });
+    super('network', `Request failed (${excerpt(networkCode(cause))}): ${requestName(method, url)}`, {
+      cause,
+    });
     this.name = 'NetworkError';
   }
 }
@@ -56,7 +71,7 @@ export class NetworkError extends UpstashError {
 /** The request worked but the body is not what the API documents: bad JSON, wrong shape, too large. */
 export class InvalidResponseError extends UpstashError {
   constructor(method: string, url: string, problem: string, options?: ErrorOptions) {
-    super('invalid_response', `Invalid response (${problem}): ${method} ${url}`, options);
+    super('invalid_response', `Invalid response (${excerpt(problem)}): ${requestName(method, url)}`, options);
     this.name = 'InvalidResponseError';
   }
 }
@@ -64,7 +79,7 @@ export class InvalidResponseError extends UpstashError {
 /** The call was abandoned because the exporter is shutting down; not a failure of Upstash. */
 export class AbortedError extends Error {
   constructor(method: string, url: string) {
-    super(`Request aborted: ${method} ${url}`);
+    super(`Request aborted: ${requestName(method, url)}`);
     this.name = 'AbortedError';
   }
 }

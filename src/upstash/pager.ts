@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
-import { UpstashError } from './errors.js';
+import { requestName, UpstashError } from './errors.js';
 import { describeIssues, parseListing, responseFailure } from './schema.js';
 import type { Tolerated } from './tolerance.js';
 
@@ -118,7 +118,7 @@ export async function* readPages<S extends z.ZodType<object>, T>(
     if (number > 1 && stopAt !== undefined && Date.now() >= stopAt)
       throw new UpstashError(
         'timeout',
-        `Paging stopped at the poll's deadline after ${number - 1} pages: GET ${baseUrl}${list.path}`,
+        `Paging stopped at the poll's deadline after ${number - 1} pages: ${requestName('GET', `${baseUrl}${list.path}`)}`,
       );
     const url = cursor === undefined ? first : `${first}${then}cursor=${encodeURIComponent(cursor)}`;
     const page = await parsePage(await client.getJson({ ...request, url }), url, list, body, number);

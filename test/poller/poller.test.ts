@@ -131,6 +131,45 @@ describe('Poller', () => {
     expect(t.lines.some((l) => l.msg === 'series dropped: no successful poll for 3 intervals')).toBe(true);
   });
 
+  // Issue 28: a poll that pages for longer than three intervals (a DLQ may page for a minute whatever
+  // dlq_interval is) must not lose its series while it is still running and may succeed.
+  it('keeps the series while a poll longer than the staleness window is in flight, and it succeeds', async () => {
+    const t = setup(async (_context, call) => {
+      if (call === 2) await sleep(2900);
+      return call;
+    }, 600);
+    running = t.poller;
+    t.poller.start();
+    await pass(50);
+    expect(t.series.has('flow_control/eu')).toBe(true);
+    // The second poll starts at the first tick (0.5 s) and pages until 3.4 s, the staleness window
+    // (1.8 s) passing meanwhile: none of the checks in between drops the first poll's values.
+    for (let at = 50; at < 3000; at += 300) {
+      await pass(300);
+      expect(t.series.has('flow_control/eu')).toBe(true);
+    }
+    await pass(400);
+    expect(await t.text()).toContain('flow_control_key="k2"');
+    expect(t.lines.some((l) => l.msg === 'series dropped: no successful poll for 3 intervals')).toBe(false);
+  });
+
+  it('drops the series when that long poll fails, at its end, not before', async () => {
+    const t = setup(async (_context, call) => {
+      if (call === 1) return 1;
+      await sleep(2900);
+      throw new HttpStatusError('GET', 'http://upstash.test/v2/dlq', 503);
+    }, 600);
+    running = t.poller;
+    t.poller.start();
+    await pass(3300);
+    expect(t.series.has('flow_control/eu')).toBe(true);
+    await pass(150);
+    expect(t.series.has('flow_control/eu')).toBe(false);
+    expect(
+      t.lines.filter((l) => l.msg === 'series dropped: no successful poll for 3 intervals'),
+    ).toHaveLength(1);
+  });
+
   it('waits out a Retry-After across ticks, counting them as skipped', async () => {
     const t = setup((_context, call) =>
       call === 1

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseFlowControl } from '../../src/upstash/flow-control.js';
 import type { Sample } from '../../src/metrics/sample.js';
 import { DlqTally } from '../../src/sources/dlq.js';
+import { MAX_LABEL_VALUE_LENGTH } from '../../src/metrics/label-limit.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { globalParallelismSamples } from '../../src/sources/global-parallelism.js';
 import { qstashStatsSamples } from '../../src/sources/qstash-stats.js';
@@ -288,6 +289,24 @@ describe('DlqTally', () => {
       'upstash_qstash_dlq_messages_by_response_status{account="eu",code="500"} 2',
       'upstash_qstash_dlq_messages_by_response_status{account="eu",code="404"} 1',
     ]);
+  });
+
+  it('holds a long queue or URL-group name as a bounded stand-in from the page it came on, never whole', () => {
+    const tally = new DlqTally('dlq');
+    const name = (i: number) => `q${i}-`.padEnd(80_000, 'n');
+    for (let p = 0; p < 10; p++)
+      tally.add(
+        Array.from({ length: 100 }, (_, i) => ({ queueName: name(p * 100 + i), topicName: name(i) })),
+      );
+    const { samples, dropped } = tally.samples('eu', true, {
+      ...LIMITS,
+      maxQueues: 1000,
+      maxUrlGroups: 1000,
+    });
+    const values = samples.flatMap((s) => s.labels.map(([, value]) => value));
+    expect(values.filter((v) => v.startsWith('q'))).toHaveLength(1100);
+    for (const value of values) expect(value.length).toBeLessThanOrEqual(MAX_LABEL_VALUE_LENGTH + 65);
+    expect(dropped).toBe(0);
   });
 
   it('an empty workflow DLQ: zero messages, complete, no oldest and no groups', () => {

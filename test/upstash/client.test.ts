@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { DEMO_QSTASH_TOKEN, startSimulator } from '../../src/demo/simulator.js';
 import type { Fault, Simulator, SimulatorOptions } from '../../src/demo/simulator.js';
 import {
+  MAX_URL_LENGTH,
   UpstashClient,
   parseRetryAfter,
   type ClientOptions,
@@ -332,6 +333,26 @@ describe('each failure maps to exactly one reason', () => {
       res.end('"}');
     });
     await failsWith(get(client({ maxBodyBytes: 1000 }), s.url), 'invalid_response');
+  });
+});
+
+describe('a URL made huge by an upstream value (a cursor, an ID)', () => {
+  test('over MAX_URL_LENGTH it is not sent: invalid_response (not a 431 client_error), in a short message', async () => {
+    const s = await server((_req, res) => sendJson(res, 200, {}));
+    const seen: string[] = [];
+    const c = client({ retries: 2, onRequest: (_api, code) => seen.push(code) });
+    const url = `${s.url}/v2/redis/stats/${'i'.repeat(200_000)}`;
+    const error = await failsWith(get(c, url), 'invalid_response');
+    expect(error.message).toContain(`URL longer than ${MAX_URL_LENGTH} characters, not sent`);
+    expect(error.message.length).toBeLessThan(1000);
+    expect(s.requests).toHaveLength(0);
+    expect(seen).toEqual([]);
+  });
+
+  test('a long one within it (a 4 KiB cursor, twice over) is sent', async () => {
+    const s = await server((_req, res) => sendJson(res, 200, { ok: true }));
+    expect(await get(client(), `${s.url}/v2/logs?cursor=${'c'.repeat(8192)}`)).toEqual({ ok: true });
+    expect(s.requests).toHaveLength(1);
   });
 });
 
