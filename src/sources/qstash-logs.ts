@@ -31,7 +31,7 @@ const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string
  * IDs are kept as label keys (a long one as its head and hash): a poll holds its label sets and the
  * identities at W, not the 80,000-character names a page may carry.
  */
-function counted(event: LogEvent, state: LogState): CountedEvent {
+export function countedLogEvent(event: LogEvent, state: LogState): CountedEvent {
   const labels = [
     event.destination ?? '',
     event.topicName ?? '',
@@ -85,7 +85,7 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
           scan.read(
             page.entries
               .filter((e) => e.state === undefined || e.state === state)
-              .map((e) => counted(e, state)),
+              .map((e) => countedLogEvent(e, state)),
           )
             ? 'more'
             : 'stop',

@@ -31,9 +31,19 @@ export type LogState = (typeof LOG_STATES)[number];
  * (where tokens and signatures live) are dropped here, at parsing, so that no object of ours holds them.
  */
 export function originOf(text: string): string | undefined {
-  if (!URL.canParse(text)) return undefined;
-  const url = new URL(text);
-  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  const url = parseUrl(text);
+  return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:')
+    ? url.origin
+    : undefined;
+}
+
+/** `text` as a URL, or undefined: one parse (canParse and then new URL would be two, per event). */
+export function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 const name = optional(z.string().transform((text) => (text === '' ? undefined : text)));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventList } from './event-paths.js';
+import { parseUrl } from './qstash-logs.js';
 import { number, optional, type Tolerated } from './tolerance.js';
 
 /** What the exporter reads of a workflow run (workflow.openapi.yaml, WorkflowRun). Nothing else is kept. */
@@ -24,9 +25,8 @@ export const RUN_STARTED = 'RUN_STARTED';
 
 /** A workflow URL as its label: origin and path only, or undefined when it is no http(s) URL. */
 export function workflowOf(text: string): string | undefined {
-  if (!URL.canParse(text)) return undefined;
-  const url = new URL(text);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const url = parseUrl(text);
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
   return `${url.origin}${url.pathname}`;
 }
 
