@@ -7,6 +7,12 @@ import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN, type Simulator } from '../
 import { parseFlowControl } from '../src/upstash/flow-control.js';
 import { parseRedisStats } from '../src/upstash/redis-stats.js';
 import { parseUrlGroups } from '../src/upstash/url-groups.js';
+import { EventScan, startState } from '../src/sources/event-rule.js';
+import { counterSamples } from '../src/sources/event-samples.js';
+import { countedLogEvent } from '../src/sources/qstash-logs.js';
+import { QSTASH_LOGS } from '../src/upstash/qstash-logs.js';
+import { parseListing } from '../src/upstash/schema.js';
+import { DEMO_EVENT_SECRET } from '../src/demo/simulator.js';
 import { cpuMicrosPerCall } from './cpu.js';
 import type { State } from './states.js';
 
@@ -67,6 +73,62 @@ export const ingest = {
   },
 };
 
+/**
+ * A window of the QStash log as `qstash_logs` reads it (issue 30): 100 pages of 100 ERROR events, newest
+ * first, each event with the fields a real one carries (headers, bodies, error text, callbacks).
+ */
+export function logWindowBodies(pages = 100, perPage = 100): Buffer[] {
+  const bodies: Buffer[] = [];
+  for (let page = 0; page < pages; page++) {
+    const logs = Array.from({ length: perPage }, (_, i) => {
+      const n = page * perPage + i;
+      return {
+        time: 1_800_000_000_000 - n,
+        messageId: `msg_${n}`,
+        state: 'ERROR',
+        url: `https://api${n % 7}.example.com/hooks/${n}?token=${DEMO_EVENT_SECRET}`,
+        queueName: `queue-${n % 5}`,
+        responseStatus: [500, 502, 503, 404][n % 4],
+        header: { Authorization: [`Bearer ${DEMO_EVENT_SECRET}`] },
+        body: Buffer.from(`{"order":${n}}`).toString('base64'),
+        error: `failed (${DEMO_EVENT_SECRET})`,
+        callback: `https://cb.example.com/?k=${DEMO_EVENT_SECRET}`,
+        maxRetries: 3,
+      };
+    });
+    bodies.push(Buffer.from(JSON.stringify({ cursor: page + 1 < pages ? `c${page + 1}` : '', logs })));
+  }
+  return bodies;
+}
+
+/** The pages of a log window → the counters' samples, as a poll of `qstash_logs` does (minus HTTP). */
+export async function ingestLogWindow(bodies: readonly Buffer[]): Promise<number> {
+  const scan = new EventScan(startState(0), { perSecond: 1000, maxSeries: 500, ordered: true });
+  const { documented } = QSTASH_LOGS;
+  for (const body of bodies) {
+    const json = JSON.parse(body.toString('utf8')) as { logs: unknown[] };
+    const { entries } = await parseListing(json, documented.path, {
+      entry: documented.entry,
+      toEntry: documented.toEntry,
+      list: () => ({ list: json.logs, at: 'logs' }),
+    });
+    scan.read(entries.map((event) => countedLogEvent(event, 'ERROR')));
+  }
+  const { state } = scan.finish(true);
+  const ERRORS = {
+    name: 'upstash_qstash_delivery_errors_total',
+    help: '',
+    divisor: 1,
+    type: 'counter',
+  } as const;
+  return counterSamples(
+    ERRORS,
+    ACCOUNT,
+    ['destination', 'url_group', 'queue', 'schedule_id', 'code'],
+    state.series,
+  ).length;
+}
+
 /** Ingest CPU of one body against a bare `JSON.parse` of the same bytes. */
 export interface IngestFigure {
   readonly label: string;
@@ -86,6 +148,7 @@ export async function measureIngest(
   flowControl: IngestFigure;
   urlGroups: IngestFigure;
   whole: IngestFigure;
+  logWindow: IngestFigure;
 }> {
   const series = new DataSeries(DATA_METRICS);
   const first = bodies.stats[0]!;
@@ -133,5 +196,28 @@ export async function measureIngest(
       jsonParseMicros: wholeParse,
       ingestMicros: wholeIngest,
     },
+    logWindow: await logWindowFigure(options),
+  };
+}
+
+/** The log window of {@link logWindowBodies}: 10,000 events in 100 pages, against JSON.parse of them. */
+async function logWindowFigure(options: { budgetMs: number; rounds: number }): Promise<IngestFigure> {
+  const bodies = logWindowBodies();
+  const series = await ingestLogWindow(bodies);
+  const [jsonParseMicros = NaN, ingestMicros = NaN] = await cpuMicrosPerCall(
+    [
+      () => {
+        for (const body of bodies) JSON.parse(body.toString('utf8'));
+      },
+      () => ingestLogWindow(bodies),
+    ],
+    options,
+  );
+  return {
+    label: 'QStash log window, 10,000 events in 100 pages',
+    bytes: bodies.reduce((n, b) => n + b.length, 0),
+    series,
+    jsonParseMicros,
+    ingestMicros,
   };
 }

@@ -67,6 +67,7 @@ export function renderReport(results: Results): string {
     ingestRow(ingest.flowControl),
     ingestRow(ingest.urlGroups),
     ingestRow(ingest.whole),
+    ingestRow(ingest.logWindow),
     '',
     '### 4. Ingest scaling (multiples of a small state: 100 keys, 5 URL groups, 2 databases)',
     '',

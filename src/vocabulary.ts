@@ -11,7 +11,17 @@ import type { Api } from './upstash/client.js';
  * name here without a source module.
  */
 export const SOURCE_NAMES = {
-  qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism', 'dlq', 'workflow_dlq'],
+  qstash: [
+    'flow_control',
+    'url_groups',
+    'queues',
+    'schedules',
+    'global_parallelism',
+    'dlq',
+    'workflow_dlq',
+    'qstash_logs',
+    'workflow_runs',
+  ],
   management: [
     'databases',
     'redis_stats',
@@ -36,7 +46,7 @@ export type ApiOf<Name extends SourceName> = {
  * one, its units in a poll group of their own. The entry sets each as `<name>_interval`.
  */
 export const OWN_SCHEDULES = {
-  qstash: { dlq: ['dlq', 'workflow_dlq'] },
+  qstash: { dlq: ['dlq', 'workflow_dlq'], events: ['qstash_logs', 'workflow_runs'] },
   management: { backups: ['redis_backups'] },
 } as const satisfies { [A in Api]: Readonly<Record<string, readonly SourceName<A>[]>> };
 export type OwnSchedule<A extends Api = Api> = A extends Api
@@ -218,6 +228,10 @@ export const LIMITS = {
   maxIndexes: { file: 'max_indexes', default: 1000, min: 1 },
   /** Pages of 100 messages read per poll of a dead-letter queue (`dlq`, `workflow_dlq`). */
   maxDlqPages: { file: 'max_dlq_pages', default: 10, min: 1, max: 100 },
+  /** Pages read per poll of each (source, state) of an event source (contract 10.1). */
+  maxEventPages: { file: 'max_event_pages', default: 10, min: 1, max: 100 },
+  /** Label sets per metric and entry of an event source, the all-`other` set not included. */
+  maxEventSeries: { file: 'max_event_series', default: 500, min: 1, max: 10_000 },
 } as const satisfies Record<string, LimitRow>;
 
 /** Caps on the series a source exports per account (the config's `limits`), by name. */

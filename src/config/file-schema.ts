@@ -12,6 +12,7 @@ import {
   filePath,
   interval,
   isNumeric,
+  lookbackMs,
   MAX_TOTAL_SHARDS,
   name,
   nonEmptyText,
@@ -170,6 +171,7 @@ const qstashEntry = z
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
     ...ownIntervals('qstash'),
+    workflow_lookback: lookbackMs.optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.qstash))
   .transform(withSchedule(DEFAULTS.qstashInterval))

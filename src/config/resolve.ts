@@ -88,6 +88,7 @@ function qstashAccount(
     schedule: entry.schedule,
     sources: entry.sources ?? QSTASH_SOURCES,
     ownSchedules: entry.ownSchedules,
+    workflowLookbackMs: entry.workflow_lookback ?? DEFAULTS.workflowLookback.defaultMs,
   };
 }
 

@@ -1,5 +1,13 @@
 import type { Api } from '../upstash/client.js';
-import { LIMITS, onOwnSchedule, ownSchedules, type OwnSchedule, type SourceName } from '../vocabulary.js';
+import {
+  LIMITS,
+  onOwnSchedule,
+  ownScheduleOf,
+  ownSchedules,
+  type Limits,
+  type OwnSchedule,
+  type SourceName,
+} from '../vocabulary.js';
 import type { Schedule } from './schedule.js';
 import type { Config } from './types.js';
 
@@ -23,13 +31,16 @@ export function summarizeConfig(config: Config): string {
       .join(', ')}`,
   ];
   for (const account of config.qstash) {
+    const lookback = account.sources.includes('workflow_runs')
+      ? `, workflow_lookback ${account.workflowLookbackMs / 1000}s`
+      : '';
     lines.push(
-      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account)}`,
+      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account, config.limits)}${lookback}, at least ${requestsPerMinute(account)} requests a minute`,
     );
   }
   for (const account of config.management) {
     lines.push(
-      `management ${account.name}: ${account.url}, email <redacted>, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('management', account)}`,
+      `management ${account.name}: ${account.url}, email <redacted>, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('management', account, config.limits)}`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -52,14 +63,52 @@ function ownScheduleSummary<A extends Api>(
     readonly sources: readonly SourceName<A>[];
     readonly ownSchedules: Readonly<Record<OwnSchedule<A>, Schedule>>;
   },
+  limits: Limits,
 ): string {
   return ownSchedules(api)
     .flatMap((schedule) =>
       onOwnSchedule(api, schedule)
         .filter((source) => account.sources.includes(source))
-        .map((source) => `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s`),
+        .map((source) => {
+          const cost = pagedCost(source, limits);
+          const requests = cost === undefined ? '' : ` (${cost.least} to ${cost.most} requests a poll)`;
+          return `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s${requests}`;
+        }),
     )
     .join('');
+}
+
+/**
+ * What one poll of a paged source costs: one request per state and page (the DLQs have one state;
+ * qstash_logs two, ERROR and FAILED; workflow_runs four, its three finished states and RUN_STARTED).
+ */
+function pagedCost(source: SourceName, limits: Limits): { least: number; most: number } | undefined {
+  const states = PAGED_STATES[source];
+  if (states === undefined) return undefined;
+  const pages = source === 'dlq' || source === 'workflow_dlq' ? limits.maxDlqPages : limits.maxEventPages;
+  return { least: states, most: states * pages };
+}
+
+/** The states a poll of each paged source reads, one request each at least. */
+const PAGED_STATES: Partial<Record<SourceName, number>> = {
+  dlq: 1,
+  workflow_dlq: 1,
+  qstash_logs: 2,
+  workflow_runs: 4,
+};
+
+/** The least a qstash entry costs a minute: one request per source and interval, one per state and page. */
+function requestsPerMinute(account: Config['qstash'][number]): number {
+  let total = 0;
+  for (const source of account.sources) {
+    const schedule = ownScheduleOf(source);
+    const intervalMs =
+      schedule === undefined
+        ? account.schedule.intervalMs
+        : account.ownSchedules[schedule as OwnSchedule<'qstash'>].intervalMs;
+    total += ((PAGED_STATES[source] ?? 1) * 60_000) / intervalMs;
+  }
+  return Math.round(total * 10) / 10;
 }
 
 /** Which metric families /metrics shows, as the summary says it. */

@@ -4,6 +4,7 @@ import { flowControlEndpoint } from './flow-control.js';
 import { globalParallelismEndpoint } from './global-parallelism.js';
 import { searchIndexesEndpoint, vectorIndexesEndpoint } from './index-listings.js';
 import { searchStatsEndpoint, vectorStatsEndpoint } from './index-stats.js';
+import { qstashEventsEndpoint, qstashLogsEndpoint } from './qstash-logs.js';
 import { qstashStatsEndpoint } from './qstash-stats.js';
 import { qstashUsersEndpoint } from './qstash-users.js';
 import { queuesEndpoint } from './queues.js';
@@ -11,6 +12,7 @@ import { redisBackupsEndpoint } from './redis-backups.js';
 import { redisStatsEndpoint } from './redis-stats.js';
 import { schedulesEndpoint } from './schedules.js';
 import { urlGroupsEndpoint } from './url-groups.js';
+import { workflowEventsEndpoint, workflowLogsEndpoint } from './workflow-runs.js';
 
 /**
  * Every simulated endpoint, in the order paths are matched. Adding an endpoint: its module and a line
@@ -35,6 +37,10 @@ export const ENDPOINTS = [
   searchStatsEndpoint,
   dlqEndpoint,
   workflowDlqEndpoint,
+  qstashLogsEndpoint,
+  qstashEventsEndpoint,
+  workflowLogsEndpoint,
+  workflowEventsEndpoint,
 ] as const;
 
 /** The Upstash operations the simulator serves. */

@@ -29,7 +29,7 @@ export function renderUnit(samples: readonly Sample[]): UnitBytes {
   // samples): its labels are escaped and formatted once.
   let lastLabels: LabelPairs | undefined;
   let labelText = '';
-  for (const { metric, labels, value } of samples) {
+  for (const { metric, labels, value, suffix = '' } of samples) {
     if (labels !== lastLabels) {
       labelText = formatLabels(labels);
       lastLabels = labels;
@@ -39,11 +39,12 @@ export function renderUnit(samples: readonly Sample[]): UnitBytes {
       family = { lines: [], seen: new Set() };
       lines.set(metric.name, family);
     }
-    if (family.seen.has(labelText)) throw new DuplicateSeriesError(metric.name);
-    family.seen.add(labelText);
+    const series = suffix === '' ? labelText : `${suffix}${labelText}`;
+    if (family.seen.has(series)) throw new DuplicateSeriesError(metric.name);
+    family.seen.add(series);
     // The pieces, not a line made of them: join copies each once, where a template would first make
     // a rope per line for join to flatten.
-    family.lines.push(metric.name, labelText, ' ', formatValue(value), '\n');
+    family.lines.push(metric.name, suffix, labelText, ' ', formatValue(value), '\n');
   }
   const texts = [...lines].map(([name, family]) => {
     const text = family.lines.join('');

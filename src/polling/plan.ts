@@ -4,6 +4,7 @@ import type { Config, ManagementAccount, QstashAccount } from '../config/types.j
 import type { PollGroup } from '../poller/poller.js';
 import type { SelfMetrics } from '../poller/self-metrics.js';
 import { anchoredRegex } from '../sources/databases.js';
+import { EventStore } from '../sources/event-store.js';
 import type { Listed } from '../sources/source.js';
 import { entryGroups, type SourceEntry, type UnitDeps } from '../sources/units.js';
 import { UpstashClient, type Credentials } from '../upstash/client.js';
@@ -40,10 +41,19 @@ export class PollPlan {
   /** What the listings last said (IDs and names), for the life of the process (reloads included). */
   readonly #known = new Map<string, Listed>();
   readonly #unpollable = new Map<string, ReadonlySet<string>>();
+  /** The event sources' watermarks and counters, per entry: a reload that keeps an entry keeps them. */
+  readonly #events: EventStore;
 
   constructor(options: PollPlanOptions) {
     this.#options = options;
     for (const [key, listed] of options.known ?? []) this.#known.set(key, listed);
+    this.#events = new EventStore({
+      onSdkPath: (entry, source, path) =>
+        options.logger.info(
+          { entry, source, path },
+          'documented path answered 404; reading the SDK path from now on',
+        ),
+    });
   }
 
   /** What the listings last said, by `<entry key>/<unit kind>` (an entry is replaced at each listing). */
@@ -70,10 +80,13 @@ export class PollPlan {
       limits: config.limits,
       shard: config.sharding,
       known: this.#known,
+      events: this.#events,
       onDiscovered: this.#options.onDiscovered,
       onUnpollable: (key, unit, ids) => this.#reportUnpollable(key, unit, ids),
     };
-    const groups = sourceEntries(config).flatMap(({ schedule, ownSchedules, entry }) =>
+    const entries = sourceEntries(config);
+    this.#events.retain(entries.map(({ entry }) => entry));
+    const groups = entries.flatMap(({ schedule, ownSchedules, entry }) =>
       entryGroups(entry, deps).map((group) => {
         const { cron, intervalMs } =
           group.schedule === undefined ? schedule : scheduleNamed(entry, ownSchedules, group.schedule);
@@ -137,7 +150,7 @@ function sourceEntries(config: Config): (EntrySchedules & { entry: SourceEntry }
     ...config.qstash.map((account) => ({
       schedule: account.schedule,
       ownSchedules: account.ownSchedules,
-      entry: entryOf(account, { api: 'qstash', token: account.token }),
+      entry: entryOf(account, { api: 'qstash', token: account.token }, account.workflowLookbackMs),
     })),
     ...config.management.map((account) => ({
       schedule: account.schedule,
@@ -157,10 +170,19 @@ function sourceEntries(config: Config): (EntrySchedules & { entry: SourceEntry }
 }
 
 /** An account's entry, keyed `<api>/<name>`: unique, since names are unique per API. */
-function entryOf(account: QstashAccount | ManagementAccount, credentials: Credentials): SourceEntry {
+function entryOf(
+  account: QstashAccount | ManagementAccount,
+  credentials: Credentials,
+  workflowLookbackMs?: number,
+): SourceEntry {
   return {
     key: `${credentials.api}/${account.name}`,
-    account: { name: account.name, baseUrl: account.url, credentials },
+    account: {
+      name: account.name,
+      baseUrl: account.url,
+      credentials,
+      ...(workflowLookbackMs !== undefined && { workflowLookbackMs }),
+    },
     sources: account.sources,
   };
 }

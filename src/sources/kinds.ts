@@ -6,6 +6,7 @@ import { flowControl } from './flow-control.js';
 import { globalParallelism } from './global-parallelism.js';
 import { searchIndexes, vectorIndexes } from './index-listing.js';
 import { searchStats, vectorStats } from './index-stats.js';
+import { qstashLogs } from './qstash-logs.js';
 import { qstashStats } from './qstash-stats.js';
 import { qstashUsers } from './qstash-users.js';
 import { queues } from './queues.js';
@@ -14,6 +15,7 @@ import { redisStats } from './redis-stats.js';
 import { schedules } from './schedules.js';
 import type { SourceKind } from './source.js';
 import { urlGroups } from './url-groups.js';
+import { workflowRuns } from './workflow-runs.js';
 
 /**
  * Every kind of source, in the order their families are exposed. Adding a source: one line here,
@@ -36,6 +38,8 @@ export const SOURCE_KINDS = [
   searchStats,
   dlq,
   workflowDlq,
+  qstashLogs,
+  workflowRuns,
 ] as const;
 
 /**

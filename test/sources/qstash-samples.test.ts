@@ -257,6 +257,8 @@ describe('DlqTally', () => {
     maxSchedules: 10,
     maxIndexes: 10,
     maxDlqPages: 10,
+    maxEventPages: 10,
+    maxEventSeries: 10,
   };
 
   it('size, completeness, oldest message and the counts by queue, URL group and status; a message without the field is not counted there', () => {

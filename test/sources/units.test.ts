@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EventStore } from '../../src/sources/event-store.js';
 import type { Listed } from '../../src/sources/source.js';
 import { entryGroups, type SourceEntry, type UnitDeps } from '../../src/sources/units.js';
 import { UpstashClient } from '../../src/upstash/client.js';
@@ -24,9 +25,12 @@ const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 })
     maxSchedules: 10,
     maxIndexes: 10,
     maxDlqPages: 10,
+    maxEventPages: 10,
+    maxEventSeries: 10,
   },
   shard,
   known,
+  events: new EventStore(),
   onDiscovered: () => undefined,
   onUnpollable: () => undefined,
 });
