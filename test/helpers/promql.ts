@@ -3,6 +3,7 @@
 // exports.
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { DATA_METRICS } from '../../src/sources/kinds.js';
 
 export const root = new URL('../../', import.meta.url);
 
@@ -63,8 +64,18 @@ function namesFromContract(text: string): Set<string> {
 
 export function exportedNames(): { names: Set<string>; from: string } {
   const golden = new URL('test/fixtures/e2e-output.txt', root);
-  if (existsSync(golden))
-    return { names: namesFromExposition(readFileSync(golden, 'utf8')), from: golden.pathname };
+  if (existsSync(golden)) {
+    // The golden file polls a frozen simulator once; the event sources' counters (contract 10.1) start
+    // at the exporter's start, after every event of that frozen past, so they have no series there.
+    // Their families, as the sources declare them, are what the exporter exports once events come.
+    const names = namesFromExposition(readFileSync(golden, 'utf8'));
+    for (const metric of DATA_METRICS) {
+      if (metric.type === 'counter') names.add(metric.name);
+      if (metric.type === 'histogram')
+        for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${metric.name}${suffix}`);
+    }
+    return { names, from: `${golden.pathname} or the event sources' families` };
+  }
   const contract = new URL('../shared/CONTRACT.md', root);
   if (existsSync(contract))
     return { names: namesFromContract(readFileSync(contract, 'utf8')), from: contract.pathname };
