@@ -4,7 +4,7 @@ import type { Config, ManagementAccount, QstashAccount } from '../config/types.j
 import type { PollGroup } from '../poller/poller.js';
 import type { SelfMetrics } from '../poller/self-metrics.js';
 import { anchoredRegex } from '../sources/databases.js';
-import { EventStore } from '../sources/event-store.js';
+import { EventStore, type EntryEvents } from '../sources/event-store.js';
 import type { Listed } from '../sources/source.js';
 import { entryGroups, type SourceEntry, type UnitDeps } from '../sources/units.js';
 import { UpstashClient, type Credentials } from '../upstash/client.js';
@@ -20,6 +20,8 @@ export interface PollPlanOptions {
   readonly onDiscovered: UnitDeps['onDiscovered'];
   /** What the listings said before this worker (a dead one's last word): its units are planned at once. */
   readonly known?: ReadonlyMap<string, Listed>;
+  /** The event sources' state a dead worker last published: what it counted is not counted again. */
+  readonly events?: ReadonlyMap<string, EntryEvents>;
 }
 
 /** The groups of one configuration, and the client of the previous one if this one needs another. */
@@ -48,12 +50,18 @@ export class PollPlan {
     this.#options = options;
     for (const [key, listed] of options.known ?? []) this.#known.set(key, listed);
     this.#events = new EventStore({
+      ...(options.events !== undefined && { from: options.events }),
       onSdkPath: (entry, source, path) =>
         options.logger.info(
           { entry, source, path },
           'documented path answered 404; reading the SDK path from now on',
         ),
     });
+  }
+
+  /** The event sources' state of every entry (published, so that a restarted worker continues from it). */
+  get events(): ReadonlyMap<string, EntryEvents> {
+    return this.#events.snapshot();
   }
 
   /** What the listings last said, by `<entry key>/<unit kind>` (an entry is replaced at each listing). */

@@ -4,6 +4,7 @@ import { DataSeries } from '../metrics/data-series.js';
 import { healthKey } from '../poller/health.js';
 import { Poller, type UnitStatus } from '../poller/poller.js';
 import { createSelfMetrics } from '../poller/self-metrics.js';
+import type { EntryEvents } from '../sources/event-store.js';
 import type { Listed } from '../sources/source.js';
 import { DATA_METRICS } from '../sources/kinds.js';
 import { PollPlan } from './plan.js';
@@ -47,7 +48,7 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
     metrics,
     logger,
     onDiscovered: (key, family, units) => poller.syncUnits(key, family, units),
-    ...(carried !== undefined && { known: carried.known }),
+    ...(carried !== undefined && { known: carried.known, events: carried.events }),
   });
   // One poller for the life of the worker: a reload reconfigures it, so no unit loses its state.
   const poller = new Poller({
@@ -63,6 +64,12 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
   const knownMoved = (): boolean =>
     plan.known.size !== knownSent.size ||
     [...plan.known].some(([key, listed]) => knownSent.get(key) !== listed);
+  // A poll replaces an event state whole (never edits one), so a state's identity says whether it moved.
+  let eventsSent = eventStates(plan.events);
+  const eventsMoved = (): boolean => {
+    const now = eventStates(plan.events);
+    return now.size !== eventsSent.size || [...now].some(([key, state]) => eventsSent.get(key) !== state);
+  };
 
   return {
     start() {
@@ -84,7 +91,8 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
         published?.series !== series.version ||
         published.metrics !== metrics.version ||
         published.ready !== poller.ready ||
-        knownMoved()
+        knownMoved() ||
+        eventsMoved()
       );
     },
     take() {
@@ -92,6 +100,8 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
       const newKnown = knownMoved();
       published = now;
       if (newKnown) knownSent = new Map(plan.known);
+      const newEvents = eventsMoved();
+      if (newEvents) eventsSent = eventStates(plan.events);
       // All of it from one moment: nothing here awaits, so no poll lands in between.
       return {
         data: series.takeChanges(),
@@ -100,6 +110,8 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
         units: poller.unitIds.length,
         status: ownBytes(JSON.stringify(poller.status() satisfies UnitStatus[])),
         known: newKnown ? knownSent : undefined,
+        // Copied by postMessage as it is sent: later polls change the worker's, not the message's.
+        events: newEvents ? plan.events : undefined,
       };
     },
   };
@@ -121,4 +133,14 @@ function ownBytes(text: string): Buffer {
   const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
   bytes.write(text, 0, 'utf8');
   return bytes;
+}
+
+/** Every entry's event states by `<entry key>/<source>/<state>`, and how many sources read the SDK path. */
+function eventStates(events: ReadonlyMap<string, EntryEvents>): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const [key, entry] of events) {
+    out.set(key, entry.sdkPaths.size);
+    for (const [name, state] of entry.states) out.set(`${key}/${name}`, state);
+  }
+  return out;
 }

@@ -2,6 +2,7 @@ import type { WireConfig } from '../config/wire.js';
 import type { UnitChange } from '../metrics/data-series.js';
 import type { HealthChanges } from '../poller/health.js';
 import type { HealthState } from '../poller/self-metrics.js';
+import type { EntryEvents } from '../sources/event-store.js';
 import type { Listed } from '../sources/source.js';
 import type { UnitStatus } from '../vocabulary.js';
 
@@ -19,6 +20,8 @@ export interface Carried {
   readonly held: readonly string[];
   /** What the listings last said, by `<entry key>/<unit kind>`: the discovered units come back at once. */
   readonly known: ReadonlyMap<string, Listed>;
+  /** The event sources' watermarks and counters, by entry key: counted events are not counted again. */
+  readonly events: ReadonlyMap<string, EntryEvents>;
 }
 
 /** What the poll worker is started with. */
@@ -47,6 +50,8 @@ export interface Publication {
   readonly status: Uint8Array;
   /** What the listings say, when it changed since the last publication. */
   readonly known: ReadonlyMap<string, Listed> | undefined;
+  /** The event sources' state (watermarks, counters), when a poll moved it since the last publication. */
+  readonly events: ReadonlyMap<string, EntryEvents> | undefined;
 }
 
 /** What the poll worker's thread holds (its own heap and handles, which the serving thread cannot see). */

@@ -15,6 +15,7 @@ import type { Section } from '../server/scrape-cache.js';
 import type { Listed } from '../sources/source.js';
 import { DATA_METRICS } from '../sources/kinds.js';
 import type { UnitStatus } from '../vocabulary.js';
+import type { EntryEvents } from '../sources/event-store.js';
 import type { Carried, Publication } from './protocol.js';
 
 // The keys of the health store's entries that are not a unit's; a unit's key never starts so.
@@ -36,6 +37,7 @@ export class PollStore {
   readonly #records = new Map<string, HealthRecord>();
   #requests: ReadonlyMap<string, number> = new Map();
   #known: ReadonlyMap<string, Listed> = new Map();
+  #events: ReadonlyMap<string, EntryEvents> = new Map();
   #status: Uint8Array | undefined;
   #rows: UnitStatus[] | undefined;
   #ready = false;
@@ -75,6 +77,7 @@ export class PollStore {
     this.#status = publication.status;
     this.#rows = undefined;
     if (publication.known !== undefined) this.#known = publication.known;
+    if (publication.events !== undefined) this.#events = publication.events;
   }
 
   /**
@@ -107,6 +110,7 @@ export class PollStore {
       health: { units: this.#records, requests: this.#requests },
       held: this.#data.ids(),
       known: this.#known,
+      events: this.#events,
     };
   }
 

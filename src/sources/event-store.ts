@@ -32,9 +32,22 @@ export class EventStore {
   readonly #now: () => number;
   readonly #onSdkPath: OnSdkPath;
 
-  constructor(options: { readonly now?: () => number; readonly onSdkPath?: OnSdkPath } = {}) {
+  constructor(
+    options: {
+      readonly now?: () => number;
+      readonly onSdkPath?: OnSdkPath;
+      /** What a previous holder kept (a dead poll worker's last publication): continued, not restarted. */
+      readonly from?: ReadonlyMap<string, EntryEvents>;
+    } = {},
+  ) {
     this.#now = options.now ?? Date.now;
     this.#onSdkPath = options.onSdkPath ?? (() => undefined);
+    for (const [key, entry] of options.from ?? [])
+      this.#entries.set(key, {
+        since: entry.since,
+        states: new Map(entry.states),
+        sdkPaths: new Set(entry.sdkPaths),
+      });
   }
 
   /** Keeps the entries of a configuration (key and sources), starting the new ones now. */

@@ -29,6 +29,7 @@ export class Served {
       units: 0,
       status: Buffer.from('[]'),
       known: undefined,
+      events: undefined,
     });
   }
 

@@ -39,7 +39,12 @@ async function running(
   death: string,
   afterMs: number,
   test: (running: Running) => Promise<void>,
-  options: { heapMb?: number; intervalSeconds?: number; when?: string } = {},
+  options: {
+    heapMb?: number;
+    intervalSeconds?: number;
+    when?: string;
+    qstashSources?: NonNullable<Parameters<typeof testConfig>[1]>['qstashSources'];
+  } = {},
 ): Promise<void> {
   const sim = await startSimulator({
     qstashToken: QSTASH_TOKEN,
@@ -60,6 +65,7 @@ async function running(
     intervalSeconds: options.intervalSeconds ?? 1,
     databases: ['db-a'],
     webEnableLifecycle: true,
+    ...(options.qstashSources !== undefined && { qstashSources: options.qstashSources }),
   });
   const app = createApp(config, {
     logger,
@@ -199,4 +205,50 @@ describe('a poll worker that dies', () => {
       expect((await get('/readyz')).status).toBe(200);
     });
   }, 120_000);
+});
+
+describe('a poll worker that dies while the event sources count', () => {
+  it('hands their watermarks and counters to the restarted worker: an event counted once stays counted once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'worker-death-'));
+    const trigger = join(dir, 'die');
+    const LOGS = 'source="qstash_logs",account="eu",database_id="",qstash_id="",index_id=""';
+    const errors = (body: string) =>
+      value(body, /^upstash_qstash_delivery_errors_total\{account="eu",[^}]*code="502"\} (\d+)$/m);
+    const logPolls = (body: string) =>
+      value(body, new RegExp(`^upstash_exporter_polls_total\\{${LOGS}\\} (\\d+)$`, 'm'));
+    await running(
+      'throw',
+      0,
+      async ({ sim, get }) => {
+        // One delivery error after the start (W), served on every poll from now on.
+        sim.setQstashLogs([
+          {
+            time: Date.now(),
+            messageId: 'msg-1',
+            state: 'ERROR',
+            url: 'https://api.example.com/hook',
+            responseStatus: 502,
+          },
+        ]);
+        await eventually('the error counted', async () =>
+          errors((await get('/metrics')).body) === 1 ? true : undefined,
+        );
+        writeFileSync(trigger, '');
+        const after = await eventually('the death counted', async () => {
+          const body = (await get('/metrics')).body;
+          return restarts(body) >= 1 ? body : undefined;
+        });
+        // The restarted worker polls the log again (the same event, at its watermark) and counts
+        // nothing twice; without the carried state it would start a new watermark after the event
+        // and the counter would vanish.
+        const resumed = await eventually('two polls of the log by the restarted worker', async () => {
+          const body = (await get('/metrics')).body;
+          return logPolls(body) >= logPolls(after) + 2 ? body : undefined;
+        });
+        expect(errors(resumed)).toBe(1);
+      },
+      { when: trigger, qstashSources: ['flow_control', 'qstash_logs'] },
+    );
+    rmSync(dir, { recursive: true, force: true });
+  }, 90_000);
 });
