@@ -22,6 +22,9 @@ export const SOURCE_NAMES = {
     'vector_stats',
     'search_indexes',
     'search_stats',
+    'audit_logs',
+    'teams',
+    'qstash_egress_ips',
   ],
 } as const satisfies Record<Api, readonly string[]>;
 export type SourceName<A extends Api = Api> = (typeof SOURCE_NAMES)[A][number];
@@ -37,7 +40,9 @@ export type ApiOf<Name extends SourceName> = {
  */
 export const OWN_SCHEDULES = {
   qstash: { dlq: ['dlq', 'workflow_dlq'] },
-  management: { backups: ['redis_backups'] },
+  // The account's safety (contract 10.4): the audit log, team roles and QStash's outgoing addresses
+  // change rarely, and the audit log is one body that can hold a year of events.
+  management: { backups: ['redis_backups'], audit: ['audit_logs', 'teams', 'qstash_egress_ips'] },
 } as const satisfies { [A in Api]: Readonly<Record<string, readonly SourceName<A>[]>> };
 export type OwnSchedule<A extends Api = Api> = A extends Api
   ? keyof (typeof OWN_SCHEDULES)[A] & string
@@ -203,6 +208,13 @@ export interface Limits {
   readonly maxIndexes: number;
   /** Pages of 100 messages read per poll of a dead-letter queue (`dlq`, `workflow_dlq`). */
   readonly maxDlqPages: number;
+  /** Teams whose members `teams` reads per account (the first by name). */
+  readonly maxTeams: number;
+  /**
+   * Label sets per metric and entry of an event source (contract 10.1; the all-`other` set not
+   * included).
+   */
+  readonly maxEventSeries: number;
 }
 
 /** Which of `total` processes sharing one configuration this is (0-based `shard`). */

@@ -188,7 +188,8 @@ const managementEntry = z
     exclude: z.array(regex).optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
-    // Backups change daily at most: their own, slower schedule, which `schedule` does not cover.
+    // Backups change daily at most, the account's safety rarely: their own, slower schedules
+    // (backups_interval, audit_interval), which `schedule` does not cover.
     ...ownIntervals('management'),
     sources: distinct(z.enum(MANAGEMENT_SOURCES), 'a source', 'sources')
       .min(1, 'must list at least one source')
@@ -250,6 +251,8 @@ export const fileSchema = z.strictObject(
         max_schedules: count(1).optional(),
         max_indexes: count(1).optional(),
         max_dlq_pages: count(1).pipe(z.number().max(100, 'must be at most 100')).optional(),
+        max_teams: count(1).pipe(z.number().max(1000, 'must be at most 1000')).optional(),
+        max_event_series: count(1).pipe(z.number().max(10_000, 'must be at most 10000')).optional(),
       })
       .optional(),
     qstash: uniquelyNamed(qstashEntry, 'qstash').optional(),

@@ -61,6 +61,8 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
       maxSchedules: file.limits?.max_schedules ?? DEFAULTS.limits.maxSchedules,
       maxIndexes: file.limits?.max_indexes ?? DEFAULTS.limits.maxIndexes,
       maxDlqPages: file.limits?.max_dlq_pages ?? DEFAULTS.limits.maxDlqPages,
+      maxTeams: file.limits?.max_teams ?? DEFAULTS.limits.maxTeams,
+      maxEventSeries: file.limits?.max_event_series ?? DEFAULTS.limits.maxEventSeries,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
       qstashAccount(entry, at, files, problems),

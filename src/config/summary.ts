@@ -1,5 +1,11 @@
 import type { Api } from '../upstash/client.js';
-import { onOwnSchedule, ownSchedules, type OwnSchedule, type SourceName } from '../vocabulary.js';
+import {
+  onOwnSchedule,
+  ownSchedules,
+  type Limits,
+  type OwnSchedule,
+  type SourceName,
+} from '../vocabulary.js';
 import type { Schedule } from './schedule.js';
 import type { Config } from './types.js';
 
@@ -21,12 +27,12 @@ export function summarizeConfig(config: Config): string {
   ];
   for (const account of config.qstash) {
     lines.push(
-      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account)}`,
+      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account, config.limits)}`,
     );
   }
   for (const account of config.management) {
     lines.push(
-      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('management', account)}`,
+      `management ${account.name}: ${account.url}, email ${account.email}, api_key <redacted>, sources ${account.sources.join(', ')}, ${databaseSummary(account)}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('management', account, config.limits)}`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -42,6 +48,16 @@ function databaseSummary(account: Config['management'][number]): string {
   return `databases discovered${filters.length > 0 ? ` (${filters.join('; ')})` : ' (all)'}`;
 }
 
+/**
+ * What one poll of a source on an own schedule costs in requests, where the summary says it (the
+ * account's safety, contract 10.5): the cost the user weighs `audit_interval` against.
+ */
+const REQUEST_COST: Partial<Record<SourceName, (limits: Limits) => string>> = {
+  audit_logs: () => '1 request',
+  teams: (limits) => `1 request and 1 per team, at most ${1 + limits.maxTeams}`,
+  qstash_egress_ips: () => '1 request',
+};
+
 /** The sources of an entry that run on a schedule of their own, and how often, as the summary says it. */
 function ownScheduleSummary<A extends Api>(
   api: A,
@@ -49,12 +65,16 @@ function ownScheduleSummary<A extends Api>(
     readonly sources: readonly SourceName<A>[];
     readonly ownSchedules: Readonly<Record<OwnSchedule<A>, Schedule>>;
   },
+  limits: Limits,
 ): string {
   return ownSchedules(api)
     .flatMap((schedule) =>
       onOwnSchedule(api, schedule)
         .filter((source) => account.sources.includes(source))
-        .map((source) => `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s`),
+        .map((source) => {
+          const cost = REQUEST_COST[source]?.(limits);
+          return `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s${cost === undefined ? '' : ` (${cost})`}`;
+        }),
     )
     .join('');
 }

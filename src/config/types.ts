@@ -57,7 +57,10 @@ export interface ManagementAccount {
   readonly exclude: readonly string[];
   readonly schedule: Schedule;
   readonly sources: readonly ManagementSourceName[];
-  /** When the sources on a schedule of their own run (`backups_interval`: `redis_backups`). */
+  /**
+   * When the sources on a schedule of their own run (`backups_interval`: `redis_backups`;
+   * `audit_interval`: `audit_logs`, `teams`, `qstash_egress_ips`).
+   */
   readonly ownSchedules: PerOwnSchedule<'management', Schedule>;
 }
 
@@ -100,9 +103,10 @@ export const DEFAULTS = {
   managementInterval: '60s',
   /**
    * Each own schedule's interval (`<name>_interval`): backups change daily at most; paging a DLQ
-   * costs up to max_dlq_pages requests (CONTRACT-v0.3 9.2).
+   * costs up to max_dlq_pages requests (CONTRACT-v0.3 9.2); the audit log, teams and QStash's egress
+   * addresses change rarely, and the audit log is one large body (CONTRACT-v0.4 10.4).
    */
-  ownIntervals: { backups: '1h', dlq: '5m' } satisfies Record<OwnSchedule, string>,
+  ownIntervals: { backups: '1h', dlq: '5m', audit: '5m' } satisfies Record<OwnSchedule, string>,
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
   limits: {
     maxFlowControlKeys: 1000,
@@ -112,6 +116,8 @@ export const DEFAULTS = {
     maxSchedules: 1000,
     maxIndexes: 1000,
     maxDlqPages: 10,
+    maxTeams: 50,
+    maxEventSeries: 500,
   },
   envAccount: 'default',
 } as const;

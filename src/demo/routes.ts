@@ -1,15 +1,18 @@
+import { auditLogsEndpoint } from './audit-logs.js';
 import { databasesEndpoint } from './databases.js';
 import { dlqEndpoint, workflowDlqEndpoint } from './dlq.js';
 import { flowControlEndpoint } from './flow-control.js';
 import { globalParallelismEndpoint } from './global-parallelism.js';
 import { searchIndexesEndpoint, vectorIndexesEndpoint } from './index-listings.js';
 import { searchStatsEndpoint, vectorStatsEndpoint } from './index-stats.js';
+import { qstashEgressEndpoint } from './qstash-egress.js';
 import { qstashStatsEndpoint } from './qstash-stats.js';
 import { qstashUsersEndpoint } from './qstash-users.js';
 import { queuesEndpoint } from './queues.js';
 import { redisBackupsEndpoint } from './redis-backups.js';
 import { redisStatsEndpoint } from './redis-stats.js';
 import { schedulesEndpoint } from './schedules.js';
+import { teamMembersEndpoint, teamsEndpoint } from './teams.js';
 import { urlGroupsEndpoint } from './url-groups.js';
 
 /**
@@ -35,6 +38,10 @@ export const ENDPOINTS = [
   searchStatsEndpoint,
   dlqEndpoint,
   workflowDlqEndpoint,
+  auditLogsEndpoint,
+  teamsEndpoint,
+  teamMembersEndpoint,
+  qstashEgressEndpoint,
 ] as const;
 
 /** The Upstash operations the simulator serves. */

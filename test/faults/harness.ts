@@ -105,7 +105,7 @@ export interface HarnessOptions {
   /** QStash sources; default the seed two, `flow_control` and `url_groups`. */
   readonly qstashSources?: readonly QstashSourceName[];
   /** The management entry's own schedules (`backups_interval`); default each the entry's interval. */
-  readonly managementSchedules?: ManagementAccount['ownSchedules'];
+  readonly managementSchedules?: Partial<ManagementAccount['ownSchedules']>;
 }
 
 /** Builds the Config object the exporter runs on, pointing at `url`. */
@@ -152,7 +152,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
         exclude: options.exclude ?? [],
         schedule,
         sources: options.managementSources ?? ['databases', 'redis_stats'],
-        ownSchedules: options.managementSchedules ?? { backups: schedule },
+        ownSchedules: { backups: schedule, audit: schedule, ...options.managementSchedules },
       },
     ],
     origin: 'test',

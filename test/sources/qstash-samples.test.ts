@@ -256,6 +256,8 @@ describe('dlqSamples', () => {
     maxSchedules: 10,
     maxIndexes: 10,
     maxDlqPages: 10,
+    maxTeams: 50,
+    maxEventSeries: 500,
   };
 
   it('size, completeness, oldest message and the counts by queue, URL group and status; a message without the field is not counted there', () => {

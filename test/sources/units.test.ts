@@ -24,9 +24,12 @@ const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 })
     maxSchedules: 10,
     maxIndexes: 10,
     maxDlqPages: 10,
+    maxTeams: 50,
+    maxEventSeries: 500,
   },
   shard,
   known,
+  memories: new Map(),
   onDiscovered: () => undefined,
   onUnpollable: () => undefined,
 });
