@@ -38,8 +38,6 @@ export class PollPlan {
   /** What the listings last said (IDs and names), for the life of the process (reloads included). */
   readonly #known = new Map<string, Listed>();
   readonly #unpollable = new Map<string, ReadonlySet<string>>();
-  /** Each unit's memory between polls (event counters), by unit ID: kept across reloads. */
-  readonly #memories = new Map<string, Map<string, unknown>>();
 
   constructor(options: PollPlanOptions) {
     this.#options = options;
@@ -64,13 +62,10 @@ export class PollPlan {
       limits: config.limits,
       shard: config.sharding,
       known: this.#known,
-      memories: this.#memories,
       onDiscovered: this.#options.onDiscovered,
       onUnpollable: (key, unit, ids) => this.#reportUnpollable(key, unit, ids),
     };
-    const entries = sourceEntries(config);
-    forgetRemoved(this.#memories, entries);
-    const groups = entries.flatMap(({ schedule, ownSchedules, entry }) =>
+    const groups = sourceEntries(config).flatMap(({ schedule, ownSchedules, entry }) =>
       entryGroups(entry, deps).map((group) => {
         const { cron, intervalMs } =
           group.schedule === undefined ? schedule : scheduleNamed(entry, ownSchedules, group.schedule);
@@ -109,21 +104,6 @@ export class PollPlan {
 
 function sameHttp(a: Config['http'], b: Config['http']): boolean {
   return (Object.keys(a) as (keyof Config['http'])[]).every((key) => a[key] === b[key]);
-}
-
-/**
- * Drops the memories of units whose source or entry the configuration no longer has (a unit ID is
- * `<source>/<account>/<id>`; account names have no `/`): a reload that keeps them keeps their
- * counters, and one that removes them starts them over if they come back.
- */
-function forgetRemoved(memories: Map<string, unknown>, entries: readonly { entry: SourceEntry }[]): void {
-  const kept = new Set(
-    entries.flatMap(({ entry }) => entry.sources.map((source) => `${source}/${entry.account.name}/`)),
-  );
-  for (const unitId of memories.keys()) {
-    const [source = '', account = ''] = unitId.split('/');
-    if (!kept.has(`${source}/${account}/`)) memories.delete(unitId);
-  }
 }
 
 /** An entry's schedules: its interval, and the own schedules of its sources, by name. */

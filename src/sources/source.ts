@@ -31,21 +31,10 @@ export interface PollRequest {
   readonly limits: Limits;
   /** The databases the entry polls (listing sources only need it); every one when absent. */
   readonly databases?: DatabaseSelection;
-  /**
-   * What the unit keeps from one poll to the next (an event source's watermark and counters): kept
-   * across reloads that keep the entry and the source, dropped when either goes.
-   */
-  readonly memory: UnitMemory;
   /** Aborts the poll (shutdown, or the unit went away). */
   readonly signal: AbortSignal;
   /** Unix ms by which the poll should be over: the unit's next tick. */
   readonly deadline: number;
-}
-
-/** A unit's memory between polls: one value per key, made the first time it is asked for. */
-export interface UnitMemory {
-  /** The value kept under `key`, made by `make` the first time (the source owns its keys and types). */
-  recall<T>(key: string, make: () => T): T;
 }
 
 /** What one poll of a source brought: samples and rejected fields, and a listing's news. */

@@ -11,14 +11,7 @@ import {
 } from '../vocabulary.js';
 import { sourceKind } from './kinds.js';
 import { ownsUnit } from './shards.js';
-import type {
-  DatabaseSelection,
-  Listed,
-  SourceAccount,
-  SourceKind,
-  SourceResult,
-  UnitMemory,
-} from './source.js';
+import type { DatabaseSelection, Listed, SourceAccount, SourceKind, SourceResult } from './source.js';
 
 /** One config entry as the sources see it: an account, the sources it enables, and their units. */
 export interface SourceEntry {
@@ -46,11 +39,6 @@ export interface UnitDeps {
    * until the next listing.
    */
   readonly known: Map<string, Listed>;
-  /**
-   * Each unit's memory between polls, by unit ID (`<source>/<account>/<id>`); it outlives reloads
-   * (the poll plan drops those of sources and entries a reload removes).
-   */
-  readonly memories: Map<string, Map<string, unknown>>;
   /** A listing learnt an entry's IDs: `units` are now the whole family `family` of group `key`. */
   readonly onDiscovered: (key: string, family: string, units: readonly PollUnit[]) => void;
   /**
@@ -149,7 +137,6 @@ function sourceUnit(
         ...deps,
         account,
         unit: id,
-        memory: unitMemory(deps.memories, `${kind.name}/${account.name}/${id}`),
         signal,
         deadline,
         ...(entry.databases !== undefined && { databases: entry.databases }),
@@ -159,18 +146,6 @@ function sourceUnit(
       return discovered === undefined
         ? result
         : { ...result, onRecorded: () => learn(entry, discovered, deps) };
-    },
-  };
-}
-
-/** The memory of unit `unitId`, made on first use. */
-function unitMemory(memories: UnitDeps['memories'], unitId: string): UnitMemory {
-  return {
-    recall<T>(key: string, make: () => T): T {
-      let memory = memories.get(unitId);
-      if (memory === undefined) memories.set(unitId, (memory = new Map<string, unknown>()));
-      if (!memory.has(key)) memory.set(key, make());
-      return memory.get(key) as T;
     },
   };
 }

@@ -29,7 +29,6 @@ const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 })
   },
   shard,
   known,
-  memories: new Map(),
   onDiscovered: () => undefined,
   onUnpollable: () => undefined,
 });
