@@ -1,0 +1,200 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { EventScan, startState, type EventState } from '../../src/sources/event-rule.js';
+
+// The event rule of contract 10.1 against a model of upstream: events arrive (several in one
+// millisecond, some while a poll pages), polls read newest first from W page by page with offset
+// cursors (so an arrival during a poll repeats the tail of a page), stop at a page cap, or fail on
+// some page. Each event is its own label set, so a count above 1 is an event counted twice. After a
+// last full poll: every event from the start on was counted exactly once, unless its time lies in a
+// span a capped poll reported unread; and no counter ever went down.
+
+const START = 1_000_000;
+
+interface Upstream {
+  readonly time: number;
+  readonly id: string;
+  /** Creation time (workflow runs); equals `time` for logs. */
+  readonly created: number;
+}
+
+type Action =
+  | { readonly kind: 'arrive'; readonly count: number; readonly duration: number }
+  | { readonly kind: 'advance'; readonly ms: number }
+  | {
+      readonly kind: 'poll';
+      readonly cap: number;
+      readonly failAt: number | undefined;
+      readonly arriveDuring: number;
+    };
+
+const action = fc.oneof(
+  fc.record({
+    kind: fc.constant('arrive' as const),
+    count: fc.integer({ min: 1, max: 7 }),
+    duration: fc.integer({ min: 0, max: 120 }),
+  }),
+  fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 30 }) }),
+  fc.record({
+    kind: fc.constant('poll' as const),
+    cap: fc.integer({ min: 1, max: 4 }),
+    failAt: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+    arriveDuring: fc.integer({ min: 0, max: 2 }),
+  }),
+);
+
+interface Mode {
+  readonly ordered: boolean;
+  /** Workflow runs: what upstream's fromDate filters on, and the lookback asked for. */
+  readonly filter: 'time' | 'created';
+  readonly lookback: number;
+}
+
+function run(mode: Mode, actions: readonly Action[], pageSize: number): void {
+  let clock = START;
+  let serial = 0;
+  // History before the start is never counted.
+  const events: Upstream[] = [{ time: START - 5, created: START - 5, id: 'old' }];
+  let state: EventState = startState(START);
+  const spans: [number, number][] = [];
+  let total = 0;
+  const arrive = (count: number, duration: number): void => {
+    for (let i = 0; i < count; i++)
+      events.push({ time: clock, created: mode.ordered ? clock : clock - duration, id: `e${serial++}` });
+  };
+  const poll = (cap: number, failAt: number | undefined, arriveDuring: number): void => {
+    const from = state.watermark - mode.lookback;
+    const scan = new EventScan(state, { perSecond: 1000, maxSeries: 1e9, ordered: mode.ordered });
+    let offset = 0;
+    let reachedEnd = false;
+    for (let page = 0; page < cap; page++) {
+      if (page === failAt) return;
+      // Upstream's answer now: filtered, newest first (logs by time, runs by creation).
+      const listed = events
+        .filter((e) => (mode.filter === 'time' ? e.time : e.created) >= from)
+        .sort((a, b) => (mode.ordered ? b.time - a.time : b.created - a.created));
+      const slice = listed.slice(offset, offset + pageSize);
+      offset += pageSize;
+      const more = scan.read(slice.map((e) => ({ time: e.time, identity: e.id, labels: [e.id] })));
+      if (offset >= listed.length) {
+        reachedEnd = true;
+        break;
+      }
+      if (!more) break;
+      if (page === 0 && arriveDuring > 0) arrive(arriveDuring, 3);
+    }
+    const result = scan.finish(reachedEnd);
+    // A capped poll may leave events at exactly its oldest time unread: the span is closed.
+    if (!result.state.complete) spans.push([state.watermark, state.watermark + result.unreadSeconds * 1000]);
+    expect(result.state.unreadSeconds).toBeCloseTo(state.unreadSeconds + result.unreadSeconds, 6);
+    const next = result.state.series.reduce((sum, s) => sum + s.count, 0);
+    expect(next).toBeGreaterThanOrEqual(total);
+    for (const series of result.state.series) expect(series.count).toBe(1);
+    total = next;
+    state = result.state;
+  };
+  for (const step of actions) {
+    if (step.kind === 'arrive') arrive(step.count, step.duration);
+    else if (step.kind === 'advance') clock += step.ms;
+    else poll(step.cap, step.failAt, step.arriveDuring);
+  }
+  clock += 1;
+  poll(1e6, undefined, 0);
+  const counted = new Set(state.series.map((s) => s.labels[0]));
+  expect(counted.has('old')).toBe(false);
+  for (const event of events) {
+    if (event.id === 'old' || counted.has(event.id)) continue;
+    const inSpan = spans.some(([from, to]) => event.time >= from && event.time <= to);
+    // Under the creation reading, a run longer than the lookback may be missed (10.3 says so).
+    const tooLong = mode.filter === 'created' && event.time - event.created > mode.lookback;
+    expect(inSpan || tooLong, `event ${event.id} at ${event.time} neither counted nor unread`).toBe(true);
+  }
+}
+
+describe('the event rule (10.1)', () => {
+  test('ordered pages (QStash logs): each event once, or in a span reported unread', () => {
+    fc.assert(
+      fc.property(fc.array(action, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), (actions, size) =>
+        run({ ordered: true, filter: 'time', lookback: 0 }, actions, size),
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  for (const filter of ['time', 'created'] as const)
+    test(`workflow runs, fromDate read as the ${filter === 'time' ? "events'" : "runs' creation"} time`, () => {
+      fc.assert(
+        fc.property(fc.array(action, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), (actions, size) =>
+          run({ ordered: false, filter, lookback: 60 }, actions, size),
+        ),
+        { numRuns: 300 },
+      );
+    });
+
+  test('a capped ordered poll says the span below its oldest event; the next one reads on from the newest', () => {
+    const state = startState(1000);
+    const scan = new EventScan(state, { perSecond: 1000, maxSeries: 10, ordered: true });
+    scan.read([
+      { time: 9000, identity: 'a', labels: ['x'] },
+      { time: 9000, identity: 'b', labels: ['x'] },
+      { time: 7000, identity: 'c', labels: ['y'] },
+    ]);
+    const { state: next, unreadSeconds, counted } = scan.finish(false);
+    expect({ unreadSeconds, counted, complete: next.complete }).toEqual({
+      unreadSeconds: 6,
+      counted: 3,
+      complete: false,
+    });
+    expect(next.watermark).toBe(9000);
+    expect(next.atWatermark).toEqual(['a', 'b']);
+    const again = new EventScan(next, { perSecond: 1000, maxSeries: 10, ordered: true });
+    again.read([
+      { time: 9000, identity: 'd', labels: ['x'] },
+      { time: 9000, identity: 'a', labels: ['x'] },
+    ]);
+    const after = again.finish(true).state;
+    expect(after.series).toEqual([
+      { labels: ['x'], count: 3, sum: 0, buckets: [] },
+      { labels: ['y'], count: 1, sum: 0, buckets: [] },
+    ]);
+    expect(after.atWatermark).toEqual(['a', 'b', 'd']);
+    expect(after.unreadSeconds).toBe(6);
+  });
+
+  test('label sets beyond the cap are counted under the all-other set, each event as truncated', () => {
+    const scan = new EventScan(startState(0), { perSecond: 1, maxSeries: 2, ordered: true });
+    scan.read(
+      ['a', 'b', 'c', 'a', 'd'].map((url, at) => ({
+        time: 10 - at,
+        identity: String(at),
+        labels: [url, '500'],
+      })),
+    );
+    const result = scan.finish(true);
+    expect(result.truncated).toBe(2);
+    expect(result.state.series.map((s) => [s.labels.join('|'), s.count])).toEqual([
+      ['a|500', 2],
+      ['b|500', 1],
+      ['other|other', 2],
+    ]);
+  });
+
+  test('values are observed into buckets and a sum', () => {
+    const scan = new EventScan(startState(0), {
+      perSecond: 1000,
+      maxSeries: 5,
+      ordered: false,
+      buckets: [1, 5],
+    });
+    scan.read(
+      [0.5, 3, 9].map((value, at) => ({ time: 100 + at, identity: String(at), labels: ['w'], value })),
+    );
+    expect(scan.finish(true).state.series).toEqual([{ labels: ['w'], count: 3, sum: 12.5, buckets: [1, 1] }]);
+  });
+
+  test('the unit of time is the caller’s: seconds for the audit log', () => {
+    const scan = new EventScan(startState(100), { perSecond: 1, maxSeries: 5, ordered: true });
+    scan.read([{ time: 160, identity: 'x', labels: [] }]);
+    expect(scan.finish(false).unreadSeconds).toBe(60);
+  });
+});
