@@ -4,6 +4,7 @@ import type { Config, ManagementAccount, QstashAccount } from './config/types.js
 import type { PollGroup } from './poller/poller.js';
 import type { SelfMetrics } from './poller/self-metrics.js';
 import { anchoredRegex } from './sources/databases.js';
+import { EventStore } from './sources/event-store.js';
 import type { Listed } from './sources/source.js';
 import { entryGroups, type SourceEntry, type UnitDeps } from './sources/units.js';
 import { UpstashClient, type Credentials } from './upstash/client.js';
@@ -38,6 +39,8 @@ export class PollPlan {
   /** What the listings last said (IDs and names), for the life of the process (reloads included). */
   readonly #known = new Map<string, Listed>();
   readonly #unpollable = new Map<string, ReadonlySet<string>>();
+  /** The event sources' watermarks and counters, per entry: a reload that keeps an entry keeps them. */
+  readonly #events = new EventStore();
 
   constructor(options: PollPlanOptions) {
     this.#options = options;
@@ -62,10 +65,13 @@ export class PollPlan {
       limits: config.limits,
       shard: config.sharding,
       known: this.#known,
+      events: this.#events,
       onDiscovered: this.#options.onDiscovered,
       onUnpollable: (key, unit, ids) => this.#reportUnpollable(key, unit, ids),
     };
-    const groups = sourceEntries(config).flatMap(({ schedule, ownSchedules, entry }) =>
+    const entries = sourceEntries(config);
+    this.#events.retain(entries.map(({ entry }) => entry));
+    const groups = entries.flatMap(({ schedule, ownSchedules, entry }) =>
       entryGroups(entry, deps).map((group) => {
         const { cron, intervalMs } =
           group.schedule === undefined ? schedule : scheduleNamed(entry, ownSchedules, group.schedule);

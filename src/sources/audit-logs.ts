@@ -1,7 +1,7 @@
 import { gauge, type DataMetric } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchAuditLogs, type AuditEvent } from '../upstash/audit-logs.js';
-import { advance, EventCounters, startAt, type Watermark } from './event-rule.js';
+import { EventScan, startState, type EventState } from './event-rule.js';
 import type { SourceKind } from './source.js';
 
 /** The `# HELP` phrase of the account's safety series: they follow `audit_interval` (OWN_SCHEDULES). */
@@ -33,54 +33,59 @@ const METRICS = {
   ),
 };
 
-/** What the audit log's unit keeps between polls (contract 10.1): where counting stands, and the counts. */
-interface AuditMemory {
-  watermark: Watermark;
-  readonly events: EventCounters;
-}
+/** Where the entry's event store keeps the audit log's one (source, state): `all`. */
+const STATE = 'audit_logs/all';
 
 /** The samples of the audit log after a poll: counters, the newest event, and the scan's three series. */
-export function auditSamples(account: string, memory: AuditMemory, events: readonly AuditEvent[]): Sample[] {
+export function auditSamples(account: string, state: EventState, events: readonly AuditEvent[]): Sample[] {
   const labels = [['account', account]] as const;
-  const samples = memory.events.samples(labels);
+  const samples = state.series.map((series) =>
+    sample(
+      METRICS.events,
+      [...labels, ['action', series.labels[0] ?? ''], ['via', series.labels[1] ?? '']],
+      series.count,
+    ),
+  );
   let newest: number | undefined;
   for (const event of events) if (newest === undefined || event.time > newest) newest = event.time;
   if (newest !== undefined) samples.push(sample(METRICS.last, labels, newest));
+  const perState = [...labels, ['state', 'all']] as const;
   samples.push(
-    sample(METRICS.complete, [...labels, ['state', 'all']], 1),
-    sample(METRICS.unread, [...labels, ['state', 'all']], 0),
-    sample(METRICS.watermark, [...labels, ['state', 'all']], memory.watermark.at),
+    sample(METRICS.complete, perState, state.complete ? 1 : 0),
+    sample(METRICS.unread, perState, state.unreadSeconds),
+    sample(METRICS.watermark, perState, state.watermark),
   );
   return samples;
 }
 
 /**
  * The account's audit log, on `audit_interval` (contract 10.4): the events since the exporter started
- * counted by action and kind of source, on 10.1's rule with times in Unix seconds. Who acted, on
- * what, from where never leave the parser (src/upstash/audit-logs.ts).
+ * counted by action and kind of source, on 10.1's rule with times in Unix seconds (W starts at the
+ * second the entry began to be polled). Who acted, on what, from where never leave the parser
+ * (src/upstash/audit-logs.ts).
  */
 export const auditLogs: SourceKind<'audit_logs'> = {
   name: 'audit_logs',
   api: 'management',
   per: 'account',
   metrics: Object.values(METRICS),
-  async poll({ client, account, limits, memory, signal, deadline }) {
-    // W starts at the second the unit first polls (at start-up, or when a reload adds it): history
-    // before it is not counted. Made before the request, so a first poll that fails keeps it.
-    const state = memory.recall<AuditMemory>('audit_logs', () => ({
-      watermark: startAt(Math.floor(Date.now() / 1000)),
-      events: new EventCounters(METRICS.events, ['action', 'via']),
-    }));
+  async poll({ client, account, limits, events: entry, signal, deadline }) {
     const { events, rejected } = await fetchAuditLogs(client, { ...account, signal, deadline });
-    const { fresh, next } = advance(state.watermark, events);
-    let dropped = 0;
-    for (const event of fresh)
-      if (state.events.count([event.action, event.via], limits.maxEventSeries)) dropped++;
-    state.watermark = next;
+    const state = entry.states.get(STATE) ?? startState(Math.floor(entry.since / 1000));
+    // One body holds every event, in no documented order: read unordered, and only the events from
+    // W on (the rest of a year of history cannot count, so its identities need not be held).
+    const scan = new EventScan(state, { perSecond: 1, maxSeries: limits.maxEventSeries, ordered: false });
+    scan.read(
+      events
+        .filter((event) => event.time >= state.watermark)
+        .map((event) => ({ time: event.time, identity: event.id, labels: [event.action, event.via] })),
+    );
+    const { state: next, truncated } = scan.finish(true);
+    entry.states.set(STATE, next);
     return {
-      samples: auditSamples(account.name, state, events),
+      samples: auditSamples(account.name, next, events),
       rejectedFields: rejected,
-      labelValuesDropped: dropped,
+      labelValuesDropped: truncated,
     };
   },
 };

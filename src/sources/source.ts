@@ -1,6 +1,7 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import type { Credentials, UpstashClient } from '../upstash/client.js';
 import type { ApiOf, Limits, PerIdUnit, PollResult, SourceName, UnitKind } from '../vocabulary.js';
+import type { EntryEvents } from './event-store.js';
 
 /** An account as the sources see it: where its API is and who we are to it. */
 export interface SourceAccount {
@@ -35,6 +36,8 @@ export interface PollRequest {
   readonly signal: AbortSignal;
   /** Unix ms by which the poll should be over: the unit's next tick. */
   readonly deadline: number;
+  /** The entry's event state (watermarks, counters), kept across polls and reloads (10.1). */
+  readonly events: EntryEvents;
 }
 
 /** What one poll of a source brought: samples and rejected fields, and a listing's news. */

@@ -9,6 +9,7 @@ import {
   type Sharding,
   type SourceName,
 } from '../vocabulary.js';
+import type { EventStore } from './event-store.js';
 import { sourceKind } from './kinds.js';
 import { ownsUnit } from './shards.js';
 import type { DatabaseSelection, Listed, SourceAccount, SourceKind, SourceResult } from './source.js';
@@ -39,6 +40,8 @@ export interface UnitDeps {
    * until the next listing.
    */
   readonly known: Map<string, Listed>;
+  /** The event sources' state of each entry (10.1); it outlives reloads as `known` does. */
+  readonly events: EventStore;
   /** A listing learnt an entry's IDs: `units` are now the whole family `family` of group `key`. */
   readonly onDiscovered: (key: string, family: string, units: readonly PollUnit[]) => void;
   /**
@@ -139,6 +142,7 @@ function sourceUnit(
         unit: id,
         signal,
         deadline,
+        events: deps.events.of(entry.key),
         ...(entry.databases !== undefined && { databases: entry.databases }),
       });
       // The news is applied once the poller has recorded the listing, and only if no reload has

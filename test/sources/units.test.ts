@@ -1,3 +1,4 @@
+import { EventStore } from '../../src/sources/event-store.js';
 import { describe, expect, it } from 'vitest';
 import type { Listed } from '../../src/sources/source.js';
 import { entryGroups, type SourceEntry, type UnitDeps } from '../../src/sources/units.js';
@@ -29,6 +30,7 @@ const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 })
   },
   shard,
   known,
+  events: new EventStore(),
   onDiscovered: () => undefined,
   onUnpollable: () => undefined,
 });
