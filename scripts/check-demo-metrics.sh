@@ -19,6 +19,13 @@ trap 'kill -- -"$pid" 2>/dev/null || true; rm -f "$out"' EXIT
 
 wait_ready "http://127.0.0.1:$port" "$out"
 body=$(curl -sf "http://127.0.0.1:$port/metrics")
+# The audit log counts only events after the start: the demo's first comes 20 s in, and audit_logs polls
+# every 30 s in the demo, so its counter appears within a minute.
+for _ in $(seq 1 40); do
+  grep -q '^upstash_audit_events_total{' <<<"$body" && break
+  sleep 3
+  body=$(curl -sf "http://127.0.0.1:$port/metrics")
+done
 
 findings=$(printf '%s\n' "$body" | promtool check metrics 2>&1) || true
 if [ -n "$findings" ]; then
@@ -43,9 +50,16 @@ for product in vector search; do
   done
 done
 
+# The names of CONTRACT-v0.4.md section 10.4 (issue 31: the account's safety).
+v04_delivered=(
+  upstash_audit_events_total upstash_audit_last_event_timestamp_seconds upstash_audit_log_scan_complete
+  upstash_audit_log_unread_seconds_total upstash_audit_log_watermark_timestamp_seconds
+  upstash_team_members upstash_qstash_egress_ip_ranges upstash_qstash_egress_ip_range_info
+)
+
 # Every metric name of the contract is served by the demo (the `_omitted` counts at zero).
 missing=()
-for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT.md 2>/dev/null | tr -d '`' | sort -u) "${v03_delivered[@]}"; do
+for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT.md 2>/dev/null | tr -d '`' | sort -u) "${v03_delivered[@]}" "${v04_delivered[@]}"; do
   grep -q "^$name[{ ]" <<<"$body" || missing+=("$name")
 done
 # And the part of v0.3 (CONTRACT-v0.3.md, section 9) that has landed: its QStash names (9.1's

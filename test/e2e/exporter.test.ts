@@ -35,7 +35,8 @@ function normalise(body: string): string {
     .map((line) =>
       line
         .replace(
-          /^(upstash_exporter_(last_success_timestamp|poll_duration)_seconds\{[^}]*\}) .*$/,
+          // (The audit log's watermark is the second the exporter started.)
+          /^((?:upstash_exporter_(?:last_success_timestamp|poll_duration)|upstash_audit_log_watermark_timestamp)_seconds\{[^}]*\}) .*$/,
           '$1 <varies>',
         )
         .replace(/node_version="[^"]*"/, 'node_version="<node>"'),
