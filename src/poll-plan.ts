@@ -40,10 +40,17 @@ export class PollPlan {
   readonly #known = new Map<string, Listed>();
   readonly #unpollable = new Map<string, ReadonlySet<string>>();
   /** The event sources' watermarks and counters, per entry: a reload that keeps an entry keeps them. */
-  readonly #events = new EventStore();
+  readonly #events: EventStore;
 
   constructor(options: PollPlanOptions) {
     this.#options = options;
+    this.#events = new EventStore({
+      onSdkPath: (entry, source, path) =>
+        options.logger.info(
+          { entry, source, path },
+          'documented path answered 404; reading the SDK path from now on',
+        ),
+    });
   }
 
   /**
@@ -135,7 +142,7 @@ function sourceEntries(config: Config): (EntrySchedules & { entry: SourceEntry }
     ...config.qstash.map((account) => ({
       schedule: account.schedule,
       ownSchedules: account.ownSchedules,
-      entry: entryOf(account, { api: 'qstash', token: account.token }),
+      entry: entryOf(account, { api: 'qstash', token: account.token }, account.workflowLookbackMs),
     })),
     ...config.management.map((account) => ({
       schedule: account.schedule,
@@ -155,10 +162,19 @@ function sourceEntries(config: Config): (EntrySchedules & { entry: SourceEntry }
 }
 
 /** An account's entry, keyed `<api>/<name>`: unique, since names are unique per API. */
-function entryOf(account: QstashAccount | ManagementAccount, credentials: Credentials): SourceEntry {
+function entryOf(
+  account: QstashAccount | ManagementAccount,
+  credentials: Credentials,
+  workflowLookbackMs?: number,
+): SourceEntry {
   return {
     key: `${credentials.api}/${account.name}`,
-    account: { name: account.name, baseUrl: account.url, credentials },
+    account: {
+      name: account.name,
+      baseUrl: account.url,
+      credentials,
+      ...(workflowLookbackMs !== undefined && { workflowLookbackMs }),
+    },
     sources: account.sources,
   };
 }

@@ -11,7 +11,17 @@ import type { Api } from './upstash/client.js';
  * name here without a source module.
  */
 export const SOURCE_NAMES = {
-  qstash: ['flow_control', 'url_groups', 'queues', 'schedules', 'global_parallelism', 'dlq', 'workflow_dlq'],
+  qstash: [
+    'flow_control',
+    'url_groups',
+    'queues',
+    'schedules',
+    'global_parallelism',
+    'dlq',
+    'workflow_dlq',
+    'qstash_logs',
+    'workflow_runs',
+  ],
   management: [
     'databases',
     'redis_stats',
@@ -39,7 +49,7 @@ export type ApiOf<Name extends SourceName> = {
  * one, its units in a poll group of their own. The entry sets each as `<name>_interval`.
  */
 export const OWN_SCHEDULES = {
-  qstash: { dlq: ['dlq', 'workflow_dlq'] },
+  qstash: { dlq: ['dlq', 'workflow_dlq'], events: ['qstash_logs', 'workflow_runs'] },
   // The account's safety (contract 10.4): the audit log, team roles and QStash's outgoing addresses
   // change rarely, and the audit log is one body that can hold a year of events.
   management: { backups: ['redis_backups'], audit: ['audit_logs', 'teams', 'qstash_egress_ips'] },
@@ -210,10 +220,9 @@ export interface Limits {
   readonly maxDlqPages: number;
   /** Teams whose members `teams` reads per account (the first by name). */
   readonly maxTeams: number;
-  /**
-   * Label sets per metric and entry of an event source (contract 10.1; the all-`other` set not
-   * included).
-   */
+  /** Pages read per poll of each (source, state) of an event source (contract 10.1). */
+  readonly maxEventPages: number;
+  /** Label sets per metric and entry of an event source, the all-`other` set not included. */
   readonly maxEventSeries: number;
 }
 

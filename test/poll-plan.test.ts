@@ -47,7 +47,10 @@ const dlqEvery =
   (schedule: Schedule) =>
   (config: Config): Config => ({
     ...config,
-    qstash: config.qstash.map((account) => ({ ...account, ownSchedules: { dlq: schedule } })),
+    qstash: config.qstash.map((account) => ({
+      ...account,
+      ownSchedules: { ...account.ownSchedules, dlq: schedule },
+    })),
   });
 
 describe('PollPlan', () => {

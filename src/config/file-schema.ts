@@ -11,6 +11,7 @@ import {
   filePath,
   interval,
   isNumeric,
+  lookbackMs,
   MAX_TOTAL_SHARDS,
   name,
   nonEmptyText,
@@ -169,6 +170,7 @@ const qstashEntry = z
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
     ...ownIntervals('qstash'),
+    workflow_lookback: lookbackMs.optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.qstash))
   .transform(withSchedule(DEFAULTS.qstashInterval))
@@ -252,6 +254,7 @@ export const fileSchema = z.strictObject(
         max_indexes: count(1).optional(),
         max_dlq_pages: count(1).pipe(z.number().max(100, 'must be at most 100')).optional(),
         max_teams: count(1).pipe(z.number().max(1000, 'must be at most 1000')).optional(),
+        max_event_pages: count(1).pipe(z.number().max(100, 'must be at most 100')).optional(),
         max_event_series: count(1).pipe(z.number().max(10_000, 'must be at most 10000')).optional(),
       })
       .optional(),

@@ -62,6 +62,7 @@ export function resolveDocument(file: FileConfig, files: Files, problems: Config
       maxIndexes: file.limits?.max_indexes ?? DEFAULTS.limits.maxIndexes,
       maxDlqPages: file.limits?.max_dlq_pages ?? DEFAULTS.limits.maxDlqPages,
       maxTeams: file.limits?.max_teams ?? DEFAULTS.limits.maxTeams,
+      maxEventPages: file.limits?.max_event_pages ?? DEFAULTS.limits.maxEventPages,
       maxEventSeries: file.limits?.max_event_series ?? DEFAULTS.limits.maxEventSeries,
     },
     qstash: resolveList(file.qstash ?? [], 'qstash', (entry, at) =>
@@ -96,6 +97,7 @@ function qstashAccount(
     schedule: entry.schedule,
     sources: entry.sources ?? QSTASH_SOURCES,
     ownSchedules: entry.ownSchedules,
+    workflowLookbackMs: entry.workflow_lookback ?? DEFAULTS.workflowLookback.defaultMs,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Api } from '../upstash/client.js';
 import {
   onOwnSchedule,
+  ownScheduleOf,
   ownSchedules,
   type Limits,
   type OwnSchedule,
@@ -26,8 +27,11 @@ export function summarizeConfig(config: Config): string {
       .join(', ')}`,
   ];
   for (const account of config.qstash) {
+    const lookback = account.sources.includes('workflow_runs')
+      ? `, workflow_lookback ${account.workflowLookbackMs / 1000}s`
+      : '';
     lines.push(
-      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account, config.limits)}`,
+      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account, config.limits)}${lookback}, at least ${requestsPerMinute(account)} requests a minute`,
     );
   }
   for (const account of config.management) {
@@ -48,16 +52,6 @@ function databaseSummary(account: Config['management'][number]): string {
   return `databases discovered${filters.length > 0 ? ` (${filters.join('; ')})` : ' (all)'}`;
 }
 
-/**
- * What one poll of a source on an own schedule costs in requests, where the summary says it (the
- * account's safety, contract 10.5): the cost the user weighs `audit_interval` against.
- */
-const REQUEST_COST: Partial<Record<SourceName, (limits: Limits) => string>> = {
-  audit_logs: () => '1 request',
-  teams: (limits) => `1 request and 1 per team, at most ${1 + limits.maxTeams}`,
-  qstash_egress_ips: () => '1 request',
-};
-
 /** The sources of an entry that run on a schedule of their own, and how often, as the summary says it. */
 function ownScheduleSummary<A extends Api>(
   api: A,
@@ -72,11 +66,61 @@ function ownScheduleSummary<A extends Api>(
       onOwnSchedule(api, schedule)
         .filter((source) => account.sources.includes(source))
         .map((source) => {
-          const cost = REQUEST_COST[source]?.(limits);
-          return `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s${cost === undefined ? '' : ` (${cost})`}`;
+          const cost = pagedCost(source, limits);
+          const fixed = REQUEST_COST[source]?.(limits);
+          const requests =
+            cost !== undefined
+              ? ` (${cost.least} to ${cost.most} requests a poll)`
+              : fixed === undefined
+                ? ''
+                : ` (${fixed})`;
+          return `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s${requests}`;
         }),
     )
     .join('');
+}
+
+/**
+ * What one poll of an account-safety source costs in requests (contract 10.5): the cost the user
+ * weighs `audit_interval` against.
+ */
+const REQUEST_COST: Partial<Record<SourceName, (limits: Limits) => string>> = {
+  audit_logs: () => '1 request',
+  teams: (limits) => `1 request and 1 per team, at most ${1 + limits.maxTeams}`,
+  qstash_egress_ips: () => '1 request',
+};
+
+/**
+ * What one poll of a paged source costs: one request per state and page (the DLQs have one state;
+ * qstash_logs two, ERROR and FAILED; workflow_runs four, its three finished states and RUN_STARTED).
+ */
+function pagedCost(source: SourceName, limits: Limits): { least: number; most: number } | undefined {
+  const states = PAGED_STATES[source];
+  if (states === undefined) return undefined;
+  const pages = source === 'dlq' || source === 'workflow_dlq' ? limits.maxDlqPages : limits.maxEventPages;
+  return { least: states, most: states * pages };
+}
+
+/** The states a poll of each paged source reads, one request each at least. */
+const PAGED_STATES: Partial<Record<SourceName, number>> = {
+  dlq: 1,
+  workflow_dlq: 1,
+  qstash_logs: 2,
+  workflow_runs: 4,
+};
+
+/** The least a qstash entry costs a minute: one request per source and interval, one per state and page. */
+function requestsPerMinute(account: Config['qstash'][number]): number {
+  let total = 0;
+  for (const source of account.sources) {
+    const schedule = ownScheduleOf(source);
+    const intervalMs =
+      schedule === undefined
+        ? account.schedule.intervalMs
+        : account.ownSchedules[schedule as OwnSchedule<'qstash'>].intervalMs;
+    total += ((PAGED_STATES[source] ?? 1) * 60_000) / intervalMs;
+  }
+  return Math.round(total * 10) / 10;
 }
 
 /** Which metric families /metrics shows, as the summary says it. */

@@ -31,8 +31,13 @@ export interface QstashAccount {
   readonly token: Secret;
   readonly schedule: Schedule;
   readonly sources: readonly QstashSourceName[];
-  /** When the sources on a schedule of their own run (`dlq_interval`: `dlq`, `workflow_dlq`). */
+  /**
+   * When the sources on a schedule of their own run (`dlq_interval`: `dlq`, `workflow_dlq`;
+   * `events_interval`: `qstash_logs`, `workflow_runs`).
+   */
   readonly ownSchedules: PerOwnSchedule<'qstash', Schedule>;
+  /** How far before W finished workflow runs are asked for (`workflow_lookback`, ms; contract 10.3). */
+  readonly workflowLookbackMs: number;
 }
 
 /** The management API sources a `management` entry may list (all by default). */
@@ -103,10 +108,13 @@ export const DEFAULTS = {
   managementInterval: '60s',
   /**
    * Each own schedule's interval (`<name>_interval`): backups change daily at most; paging a DLQ
-   * costs up to max_dlq_pages requests (CONTRACT-v0.3 9.2); the audit log, teams and QStash's egress
-   * addresses change rarely, and the audit log is one large body (CONTRACT-v0.4 10.4).
+   * costs up to max_dlq_pages requests (CONTRACT-v0.3 9.2); the event sources one per state and page
+   * (CONTRACT-v0.4 10.2, 10.3); the audit log, teams and QStash's egress addresses change rarely, and
+   * the audit log is one large body (CONTRACT-v0.4 10.4).
    */
-  ownIntervals: { backups: '1h', dlq: '5m', audit: '5m' } satisfies Record<OwnSchedule, string>,
+  ownIntervals: { backups: '1h', dlq: '5m', events: '1m', audit: '5m' } satisfies Record<OwnSchedule, string>,
+  /** A qstash entry's `workflow_lookback` (10.3), and its bounds in ms. */
+  workflowLookback: { defaultMs: 3_600_000, minMs: 60_000, maxMs: 7 * 86_400_000 },
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
   limits: {
     maxFlowControlKeys: 1000,
@@ -117,6 +125,7 @@ export const DEFAULTS = {
     maxIndexes: 1000,
     maxDlqPages: 10,
     maxTeams: 50,
+    maxEventPages: 10,
     maxEventSeries: 500,
   },
   envAccount: 'default',

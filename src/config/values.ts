@@ -10,6 +10,7 @@ import {
   type Schedule,
 } from './schedule.js';
 import { secretProblem } from './secret.js';
+import { DEFAULTS } from './types.js';
 
 // The values of the config file, each schema saying in the file's words what it expects when a
 // value is not one (never "must be a string", never the value itself). file-schema.ts puts them
@@ -112,6 +113,16 @@ export const timeoutMs = parsedText(TIMEOUT_EXPECTED, (text) => {
   const ms = parseDuration(text);
   if (ms === undefined) return { error: TIMEOUT_EXPECTED };
   return ms > MAX_TIMEOUT_MS ? { error: 'must be at most 1h' } : ms;
+});
+
+const { minMs: MIN_LOOKBACK_MS, maxMs: MAX_LOOKBACK_MS } = DEFAULTS.workflowLookback;
+const LOOKBACK_EXPECTED = 'must be a duration like 30m, 1h or 7d';
+/** `workflow_lookback` (10.3): a duration from 1m to 7d; days are allowed here (`7d`). */
+export const lookbackMs = parsedText(LOOKBACK_EXPECTED, (text) => {
+  const days = /^([1-9][0-9]*)d$/.exec(text);
+  const ms = days === null ? parseDuration(text) : Number(days[1]) * 86_400_000;
+  if (ms === undefined) return { error: LOOKBACK_EXPECTED };
+  return ms < MIN_LOOKBACK_MS || ms > MAX_LOOKBACK_MS ? { error: 'must be from 1m to 7d' } : ms;
 });
 
 const SIZE_UNITS = { '': 1, KiB: 1024, MiB: 1024 * 1024 } as const;

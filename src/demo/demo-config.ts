@@ -22,7 +22,12 @@ export function demoConfig(url: string, base: CommonSettings): Config {
         schedule,
         sources: QSTASH_SOURCES,
         // Paging the DLQs every 30 s, not every 5 minutes: the demo should move.
-        ownSchedules: { dlq: scheduleFromInterval('30s') as Schedule },
+        // The event sources every 10 s: the demo's delivery errors and runs move while one watches.
+        ownSchedules: {
+          dlq: scheduleFromInterval('30s') as Schedule,
+          events: scheduleFromInterval('10s') as Schedule,
+        },
+        workflowLookbackMs: DEFAULTS.workflowLookback.defaultMs,
       },
     ],
     management: [

@@ -6,6 +6,7 @@ import { globalParallelismEndpoint } from './global-parallelism.js';
 import { searchIndexesEndpoint, vectorIndexesEndpoint } from './index-listings.js';
 import { searchStatsEndpoint, vectorStatsEndpoint } from './index-stats.js';
 import { qstashEgressEndpoint } from './qstash-egress.js';
+import { qstashEventsEndpoint, qstashLogsEndpoint } from './qstash-logs.js';
 import { qstashStatsEndpoint } from './qstash-stats.js';
 import { qstashUsersEndpoint } from './qstash-users.js';
 import { queuesEndpoint } from './queues.js';
@@ -14,6 +15,7 @@ import { redisStatsEndpoint } from './redis-stats.js';
 import { schedulesEndpoint } from './schedules.js';
 import { teamMembersEndpoint, teamsEndpoint } from './teams.js';
 import { urlGroupsEndpoint } from './url-groups.js';
+import { workflowEventsEndpoint, workflowLogsEndpoint } from './workflow-runs.js';
 
 /**
  * Every simulated endpoint, in the order paths are matched. Adding an endpoint: its module and a line
@@ -42,6 +44,10 @@ export const ENDPOINTS = [
   teamsEndpoint,
   teamMembersEndpoint,
   qstashEgressEndpoint,
+  qstashLogsEndpoint,
+  qstashEventsEndpoint,
+  workflowLogsEndpoint,
+  workflowEventsEndpoint,
 ] as const;
 
 /** The Upstash operations the simulator serves. */

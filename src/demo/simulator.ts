@@ -20,6 +20,7 @@ import { ENDPOINTS, ROUTES } from './routes.js';
 import type { Endpoints, Route } from './routes.js';
 import { SimulatorServer } from './server.js';
 import type { UrlGroup, UrlGroupsOptions } from './url-groups.js';
+import type { DemoRun, FromDateReading } from './workflow-runs.js';
 
 export { CHURN_PERIOD_MS } from './endpoint.js';
 export type { Fault } from './faults.js';
@@ -44,6 +45,9 @@ export { DEMO_EGRESS_RANGES, EGRESS_CHANGE_MS, demoEgressRanges } from './qstash
 export { DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
 export { DEMO_DLQ_CALLER_IP, DEMO_DLQ_SECRET } from './dlq.js';
 export type { DlqBehaviour } from './dlq.js';
+export { DEMO_DESTINATIONS, DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET } from './qstash-logs.js';
+export { DEMO_STUCK_WORKFLOW, DEMO_WORKFLOWS, STUCK_RUN_AGE_MS } from './workflow-runs.js';
+export type { DemoRun, FromDateReading } from './workflow-runs.js';
 export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
 export type { GlobalParallelismBody } from './global-parallelism.js';
 export { DEMO_QSTASH_INSTANCES } from './qstash-instances.js';
@@ -148,6 +152,12 @@ export interface Simulator {
   setTeams(teams: readonly DemoTeam[]): void;
   /** Serve these QStash egress ranges instead of the generated ones; `null` goes back to them. */
   setEgressRanges(ranges: readonly string[] | null): void;
+  /** Serve these QStash log events (QStash's shape) on both paths instead of generated ones; `null` restores. */
+  setQstashLogs(events: readonly Record<string, unknown>[] | null): void;
+  /** Serve these workflow runs on both paths instead of generated ones; `null` restores. */
+  setWorkflowRuns(runs: readonly DemoRun[] | null): void;
+  /** Which time `fromDate` filters workflow runs on (10.3: undocumented, so both are simulated). */
+  setWorkflowFromDate(reading: FromDateReading): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;
   /** Listen again on the same port after {@link Simulator.stop}, keeping all state. */
@@ -242,6 +252,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setEgressRanges: (ranges) => {
       endpoints.qstash_egress_ips.setOverride(ranges);
+    },
+    setQstashLogs: (events) => {
+      endpoints.qstash_logs.setOverride(events);
+      endpoints.qstash_events.setOverride(events);
+    },
+    setWorkflowRuns: (runs) => {
+      endpoints.workflow_logs.setOverride(runs);
+      endpoints.workflow_events.setOverride(runs);
+    },
+    setWorkflowFromDate: (reading) => {
+      endpoints.workflow_logs.setFromDateReading(reading);
+      endpoints.workflow_events.setFromDateReading(reading);
     },
     stop: () => server.stop(),
     async restart() {

@@ -49,7 +49,7 @@ export class DataSeries {
     // samples): its labels are escaped and formatted once.
     let lastLabels: LabelPairs | undefined;
     let labelText = '';
-    for (const { metric, labels, value } of samples) {
+    for (const { metric, labels, value, suffix = '' } of samples) {
       if (labels !== lastLabels) {
         labelText = formatLabels(labels);
         lastLabels = labels;
@@ -59,11 +59,12 @@ export class DataSeries {
         family = { lines: [], seen: new Set() };
         lines.set(metric.name, family);
       }
-      if (family.seen.has(labelText)) throw new DuplicateSeriesError(metric.name);
-      family.seen.add(labelText);
+      const series = suffix === '' ? labelText : `${suffix}${labelText}`;
+      if (family.seen.has(series)) throw new DuplicateSeriesError(metric.name);
+      family.seen.add(series);
       // The pieces, not a line made of them: join copies each once, where a template would first make
       // a rope per line for join to flatten.
-      family.lines.push(metric.name, labelText, ' ', formatValue(value), '\n');
+      family.lines.push(metric.name, suffix, labelText, ' ', formatValue(value), '\n');
     }
     // One allocation per source, each metric a view of it: small buffers would otherwise come from
     // Node's shared 8 KiB pool, where one long-lived view keeps a whole slab of dead ones alive. The

@@ -8,6 +8,8 @@ export interface Sample {
   readonly metric: DataMetric;
   readonly labels: LabelPairs;
   readonly value: number;
+  /** A histogram's series: `_bucket`, `_sum` or `_count` after the family's name; none otherwise. */
+  readonly suffix?: '_bucket' | '_sum' | '_count';
 }
 
 /** A sample of `metric`, its upstream value converted to the metric's base unit. */

@@ -1,6 +1,6 @@
 import { gauge, type DataMetric } from '../metrics/catalogue.js';
 import { keepLargest, sample, type Sample } from '../metrics/sample.js';
-import { fetchDlq, type DlqList, type DlqMessage, type DlqScan } from '../upstash/dlq.js';
+import { fetchDlq, type DlqList, type DlqMessage } from '../upstash/dlq.js';
 import type { Limits } from '../vocabulary.js';
 import type { SourceKind } from './source.js';
 
@@ -74,43 +74,59 @@ const GROUPINGS: Record<DlqList, readonly Grouping[]> = {
 const FAMILIES: Record<DlqList, ReturnType<typeof dlqMetrics>> = { dlq: DLQ, workflow_dlq: WORKFLOW_DLQ };
 
 /**
- * The samples of one DLQ scan (its size, completeness, oldest message and the grouped counts), and
- * how many group values the caps left out.
+ * What a DLQ poll keeps while it pages: the messages counted, the oldest creation time and the
+ * counts per group, each page's messages added and then let go, so a poll holds one page at a time.
  */
-export function dlqSamples(
-  account: string,
-  list: DlqList,
-  scan: Omit<DlqScan, 'rejected'>,
-  limits: Limits,
-): { samples: Sample[]; dropped: number } {
-  const metrics = FAMILIES[list];
-  const accountLabel = ['account', account] as const;
-  const samples: Sample[] = [
-    sample(metrics.scanned, [accountLabel], scan.messages.length),
-    sample(metrics.complete, [accountLabel], scan.complete ? 1 : 0),
-  ];
-  let oldest: number | undefined;
-  for (const { createdAt } of scan.messages)
-    if (createdAt !== undefined && (oldest === undefined || createdAt < oldest)) oldest = createdAt;
-  if (oldest !== undefined) samples.push(sample(metrics.oldest, [accountLabel], oldest));
-  let dropped = 0;
-  for (const grouping of GROUPINGS[list]) {
-    const counts = new Map<string, number>();
-    for (const message of scan.messages) {
-      const key = grouping.key(message);
-      if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-    const kept = keepLargest(
-      [...counts],
-      grouping.limit(limits),
-      ([, count]) => count,
-      ([key]) => key,
-    );
-    dropped += counts.size - kept.length;
-    for (const [key, count] of kept)
-      samples.push(sample(grouping.metric, [accountLabel, [grouping.label, key]], count));
+export class DlqTally {
+  readonly #list: DlqList;
+  #scanned = 0;
+  #oldest: number | undefined;
+  readonly #groups: readonly { readonly grouping: Grouping; readonly counts: Map<string, number> }[];
+
+  constructor(list: DlqList) {
+    this.#list = list;
+    this.#groups = GROUPINGS[list].map((grouping) => ({ grouping, counts: new Map<string, number>() }));
   }
-  return { samples, dropped };
+
+  /** Counts one page's messages. */
+  add(messages: readonly DlqMessage[]): void {
+    this.#scanned += messages.length;
+    for (const { createdAt } of messages)
+      if (createdAt !== undefined && (this.#oldest === undefined || createdAt < this.#oldest))
+        this.#oldest = createdAt;
+    for (const { grouping, counts } of this.#groups)
+      for (const message of messages) {
+        const key = grouping.key(message);
+        if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+  }
+
+  /**
+   * The samples of the scan (its size, completeness, oldest message and the grouped counts), and
+   * how many group values the caps left out.
+   */
+  samples(account: string, complete: boolean, limits: Limits): { samples: Sample[]; dropped: number } {
+    const metrics = FAMILIES[this.#list];
+    const accountLabel = ['account', account] as const;
+    const samples: Sample[] = [
+      sample(metrics.scanned, [accountLabel], this.#scanned),
+      sample(metrics.complete, [accountLabel], complete ? 1 : 0),
+    ];
+    if (this.#oldest !== undefined) samples.push(sample(metrics.oldest, [accountLabel], this.#oldest));
+    let dropped = 0;
+    for (const { grouping, counts } of this.#groups) {
+      const kept = keepLargest(
+        [...counts],
+        grouping.limit(limits),
+        ([, count]) => count,
+        ([key]) => key,
+      );
+      dropped += counts.size - kept.length;
+      for (const [key, count] of kept)
+        samples.push(sample(grouping.metric, [accountLabel, [grouping.label, key]], count));
+    }
+    return { samples, dropped };
+  }
 }
 
 /** What both DLQ sources do: page through `list` on the entry's `dlq_interval`. */
@@ -119,13 +135,14 @@ function dlqPolling(list: DlqList): Pick<SourceKind, 'per' | 'metrics' | 'poll'>
     per: 'account',
     metrics: [...Object.values(FAMILIES[list]), ...GROUPINGS[list].map((g) => g.metric)],
     async poll({ client, account, limits, signal, deadline }) {
-      const scan = await fetchDlq(client, list, {
-        ...account,
-        maxPages: limits.maxDlqPages,
-        signal,
-        deadline,
-      });
-      const { samples, dropped } = dlqSamples(account.name, list, scan, limits);
+      const tally = new DlqTally(list);
+      const scan = await fetchDlq(
+        client,
+        list,
+        { ...account, maxPages: limits.maxDlqPages, signal, deadline },
+        (messages) => tally.add(messages),
+      );
+      const { samples, dropped } = tally.samples(account.name, scan.complete, limits);
       return {
         samples,
         rejectedFields: scan.rejected,

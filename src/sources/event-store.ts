@@ -13,6 +13,15 @@ export interface EntryEvents {
   readonly sdkPaths: Set<string>;
 }
 
+/** An entry's event state as a poll sees it: the data, and how to say a source moved to the SDK path. */
+export interface EventEntry extends EntryEvents {
+  /** Source `source` reads `path` (the SDK's) from now on: noted once, and told to the store's owner. */
+  readonly useSdkPath: (source: string, path: string) => void;
+}
+
+/** Called once when an entry's source moves to the SDK's path (10.1: logged once, at info). */
+export type OnSdkPath = (entry: string, source: string, path: string) => void;
+
 /**
  * The event state of every entry, for the life of the process: a reload that keeps an entry keeps
  * its watermarks and counters (the units are rebuilt, this is not); an entry removed drops them, and
@@ -21,9 +30,11 @@ export interface EntryEvents {
 export class EventStore {
   readonly #entries = new Map<string, EntryEvents>();
   readonly #now: () => number;
+  readonly #onSdkPath: OnSdkPath;
 
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
+  constructor(options: { readonly now?: () => number; readonly onSdkPath?: OnSdkPath } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#onSdkPath = options.onSdkPath ?? (() => undefined);
   }
 
   /** Keeps the entries of a configuration (key and sources), starting the new ones now. */
@@ -44,12 +55,25 @@ export class EventStore {
   }
 
   /** The event state of entry `key` (started now if no configuration named it yet). */
-  of(key: string): EntryEvents {
+  of(key: string): EventEntry {
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       entry = { since: this.#now(), states: new Map(), sdkPaths: new Set() };
       this.#entries.set(key, entry);
     }
-    return entry;
+    const { sdkPaths } = entry;
+    return {
+      ...entry,
+      useSdkPath: (source, path) => {
+        if (sdkPaths.has(source)) return;
+        sdkPaths.add(source);
+        this.#onSdkPath(key, source, path);
+      },
+    };
+  }
+
+  /** Every entry's event state, as plain data (what a restarted poll thread would need to carry). */
+  snapshot(): ReadonlyMap<string, EntryEvents> {
+    return this.#entries;
   }
 }

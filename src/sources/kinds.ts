@@ -8,6 +8,7 @@ import { globalParallelism } from './global-parallelism.js';
 import { searchIndexes, vectorIndexes } from './index-listing.js';
 import { searchStats, vectorStats } from './index-stats.js';
 import { qstashEgressIps } from './qstash-egress-ips.js';
+import { qstashLogs } from './qstash-logs.js';
 import { qstashStats } from './qstash-stats.js';
 import { qstashUsers } from './qstash-users.js';
 import { queues } from './queues.js';
@@ -17,6 +18,7 @@ import { schedules } from './schedules.js';
 import { teams } from './teams.js';
 import type { SourceKind } from './source.js';
 import { urlGroups } from './url-groups.js';
+import { workflowRuns } from './workflow-runs.js';
 
 /**
  * Every kind of source, in the order their families are exposed. Adding a source: one line here,
@@ -39,6 +41,8 @@ export const SOURCE_KINDS = [
   searchStats,
   dlq,
   workflowDlq,
+  qstashLogs,
+  workflowRuns,
   auditLogs,
   teams,
   qstashEgressIps,

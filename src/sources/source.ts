@@ -1,7 +1,7 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import type { Credentials, UpstashClient } from '../upstash/client.js';
+import type { EventEntry } from './event-store.js';
 import type { ApiOf, Limits, PerIdUnit, PollResult, SourceName, UnitKind } from '../vocabulary.js';
-import type { EntryEvents } from './event-store.js';
 
 /** An account as the sources see it: where its API is and who we are to it. */
 export interface SourceAccount {
@@ -10,6 +10,8 @@ export interface SourceAccount {
   /** Base URL without a trailing slash. */
   readonly baseUrl: string;
   readonly credentials: Credentials;
+  /** A qstash entry's `workflow_lookback` (ms): how far before W finished runs are asked for. */
+  readonly workflowLookbackMs?: number;
 }
 
 /**
@@ -36,8 +38,8 @@ export interface PollRequest {
   readonly signal: AbortSignal;
   /** Unix ms by which the poll should be over: the unit's next tick. */
   readonly deadline: number;
-  /** The entry's event state (watermarks, counters), kept across polls and reloads (10.1). */
-  readonly events: EntryEvents;
+  /** The entry's event state (watermarks, counters, paths), kept across polls and reloads (10.1). */
+  readonly events: EventEntry;
 }
 
 /** What one poll of a source brought: samples and rejected fields, and a listing's news. */

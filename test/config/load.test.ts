@@ -18,6 +18,7 @@ const DEFAULT_LIMITS = {
   maxIndexes: 1000,
   maxDlqPages: 10,
   maxTeams: 50,
+  maxEventPages: 10,
   maxEventSeries: 500,
 };
 
@@ -87,6 +88,8 @@ const ALL_QSTASH_SOURCES = [
   'global_parallelism',
   'dlq',
   'workflow_dlq',
+  'qstash_logs',
+  'workflow_runs',
 ];
 
 describe('precedence of listen address and log level: flag > file > default', () => {
@@ -160,7 +163,7 @@ describe('precedence of listen address and log level: flag > file > default', ()
 });
 
 describe('env-only mode', () => {
-  test('QSTASH_TOKEN alone enables all seven QStash sources for account default, every 30s (the DLQs every 5m)', () => {
+  test('QSTASH_TOKEN alone enables all nine QStash sources for account default, every 30s (the DLQs every 5m, the events every 1m, runs looked back 1h)', () => {
     const config = fromEnv({ QSTASH_TOKEN: 'qs-secret' });
     expect(config.origin).toBe('environment');
     expect(config.management).toEqual([]);
@@ -172,7 +175,9 @@ describe('env-only mode', () => {
     expect(account!.sources).toEqual(ALL_QSTASH_SOURCES);
     expect(account!.schedule).toEqual({ cron: '*/30 * * * * *', intervalMs: 30_000 });
     const dlq = { cron: '0 */5 * * * *', intervalMs: 300_000 };
-    expect(account!.ownSchedules).toEqual({ dlq });
+    const events = { cron: '0 */1 * * * *', intervalMs: 60_000 };
+    expect(account!.ownSchedules).toEqual({ dlq, events });
+    expect(account!.workflowLookbackMs).toBe(3_600_000);
     expect(config.http).toEqual(DEFAULT_HTTP);
     expect(config.limits).toEqual(DEFAULT_LIMITS);
   });
@@ -320,6 +325,8 @@ limits:
   max_queues: 30
   max_schedules: 40
   max_dlq_pages: 25
+  max_event_pages: 3
+  max_event_series: 70
 qstash:
   - name: eu
     url: https://qstash-eu.example.com/
@@ -330,6 +337,8 @@ qstash:
     token_file: secrets/qstash-us
     schedule: "0 */5 * * * *"
     dlq_interval: 15m
+    events_interval: 2m
+    workflow_lookback: 7d
 management:
   - name: main
     url: http://127.0.0.1:8080
@@ -367,7 +376,8 @@ management:
       maxIndexes: 1000,
       maxDlqPages: 25,
       maxTeams: 50,
-      maxEventSeries: 500,
+      maxEventPages: 3,
+      maxEventSeries: 70,
     });
 
     const [eu, us] = config.qstash;
@@ -381,7 +391,9 @@ management:
     expect(us!.sources).toEqual(ALL_QSTASH_SOURCES);
     expect(us!.schedule).toEqual({ cron: '0 */5 * * * *', intervalMs: 300_000 });
     const usDlq = { cron: '0 */15 * * * *', intervalMs: 900_000 };
-    expect(us!.ownSchedules).toEqual({ dlq: usDlq });
+    expect(us!.ownSchedules).toEqual({ dlq: usDlq, events: { cron: '0 */2 * * * *', intervalMs: 120_000 } });
+    expect(us!.workflowLookbackMs).toBe(7 * 86_400_000);
+    expect(eu!.workflowLookbackMs).toBe(3_600_000);
     expect(eu!.ownSchedules.dlq.intervalMs).toBe(300_000);
 
     const [main] = config.management;
@@ -557,6 +569,7 @@ management:
       'http.retries',
       'limits.max_commands_per_database',
       'limits.max_dlq_pages',
+      'limits.max_event_pages',
       'limits.max_event_series',
       'limits.max_flow_control_keys',
       'limits.max_indexes',
@@ -672,7 +685,7 @@ management:
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: [flowcontrol]\n'))),
     ).toEqual([
-      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism, dlq, workflow_dlq',
+      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism, dlq, workflow_dlq, qstash_logs, workflow_runs',
     ]);
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: []\n'))),
@@ -768,6 +781,29 @@ management:
     expect(lines(configError(() => fromYaml(`limits:\n  max_dlq_pages: 0\n${MINIMAL}`)))).toEqual([
       'limits.max_dlq_pages: must be at least 1',
     ]);
+  });
+
+  test('events_interval follows the rules of interval; workflow_lookback is from 1m to 7d; the event limits are bounded', () => {
+    expect(
+      lines(
+        configError(() =>
+          fromYaml(
+            'limits:\n  max_event_pages: 101\n  max_event_series: 10001\nqstash:\n  - name: a\n    token: t\n    events_interval: 7m\n    workflow_lookback: 30s\n  - name: b\n    token: t\n    workflow_lookback: 8d\n  - name: c\n    token: t\n    workflow_lookback: soon\n',
+          ),
+        ),
+      ),
+    ).toEqual([
+      'limits.max_event_pages: must be at most 100',
+      'limits.max_event_series: must be at most 10000',
+      'qstash[0].events_interval: must be an interval cron can express evenly: a divisor of 60s (1s, 2s, … 30s), of 60m (1m, 2m, … 30m) or of 24h (1h, 2h, … 24h); use `schedule` for anything else',
+      'qstash[0].workflow_lookback: must be from 1m to 7d',
+      'qstash[1].workflow_lookback: must be from 1m to 7d',
+      'qstash[2].workflow_lookback: must be a duration like 30m, 1h or 7d',
+    ]);
+    expect(
+      fromYaml('qstash:\n  - name: a\n    token: t\n    workflow_lookback: 90m\n').qstash[0]!
+        .workflowLookbackMs,
+    ).toBe(5_400_000);
   });
 
   test('limits.max_queues and limits.max_schedules must be whole numbers of at least 1', () => {

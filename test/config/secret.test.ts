@@ -83,7 +83,12 @@ management:
     expect(summary).toContain('max_indexes 1000');
     // The DLQ sources, on by default, and when they run.
     expect(summary).toMatch(
-      /^qstash eu: .*sources .*dlq, workflow_dlq, .*, dlq every 300s, workflow_dlq every 300s$/m,
+      /^qstash eu: .*sources .*dlq, workflow_dlq, .*, dlq every 300s \(1 to 10 requests a poll\), workflow_dlq every 300s \(1 to 10 requests a poll\), /m,
+    );
+    // The event sources, their lookback, and the entry's least cost: 5 sources every 30s (10 a
+    // minute), the DLQs' 0.4, and 2 + 4 a minute for the events (contract 10.5).
+    expect(summary).toMatch(
+      /, qstash_logs every 60s \(2 to 20 requests a poll\), workflow_runs every 60s \(4 to 40 requests a poll\), workflow_lookback 3600s, at least 16\.4 requests a minute$/m,
     );
     // On the one line of every limit (main's summary), with its default.
     expect(summary).toMatch(/^limits: .*\bmax_dlq_pages 10(,|$)/m);

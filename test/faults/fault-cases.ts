@@ -75,6 +75,15 @@ export const SOURCES: readonly SourceCase[] = [
     labels: { source: 'workflow_dlq', account: 'eu', database_id: '', qstash_id: '' },
     data: { name: 'upstash_qstash_workflow_dlq_scan_complete', labels: { account: 'eu' } },
   },
+  // Both paths of the event sources meet the fault (a 404 on the documented one reads the SDK's).
+  {
+    labels: { source: 'qstash_logs', account: 'eu', database_id: '', qstash_id: '' },
+    data: { name: 'upstash_qstash_logs_scan_complete', labels: { account: 'eu', state: 'ERROR' } },
+  },
+  {
+    labels: { source: 'workflow_runs', account: 'eu', database_id: '', qstash_id: '' },
+    data: { name: 'upstash_workflow_runs_scan_complete', labels: { account: 'eu', state: 'RUN_FAILED' } },
+  },
   {
     labels: { source: 'global_parallelism', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_qstash_global_parallelism_max', labels: { account: 'eu' } },
@@ -213,6 +222,8 @@ export async function runFaultCase(fault: FaultCase): Promise<number[]> {
       http: { timeoutMs: fault.reason === 'timeout' ? SUBJECT_TIMEOUT_MS : TIMEOUT_MS, concurrency: 16 },
       qstashSources: QSTASH_SOURCES,
       managementSources: MANAGEMENT_SOURCES,
+      // Runs finished in the last minute only: a page or two per state, not the demo's hour.
+      workflowLookbackMs: 60_000,
     });
     // One page per DLQ poll: the matrix is about reasons, and every page meets the fault alike
     // (paging has its own tests), so the DLQs add no more requests than a plain source.

@@ -15,6 +15,8 @@ import {
 import {
   DEMO_DLQ_CALLER_IP,
   DEMO_DLQ_SECRET,
+  DEMO_EVENT_CALLER_IP,
+  DEMO_EVENT_SECRET,
   DEMO_QSTASH_INSTANCES,
   DEMO_SCHEDULE_SECRET,
   DEMO_SEARCH_INDEXES,
@@ -55,6 +57,8 @@ export const SECRET_FORMS = [
   DEMO_SCHEDULE_SECRET,
   DEMO_DLQ_SECRET,
   DEMO_DLQ_CALLER_IP,
+  DEMO_EVENT_SECRET,
+  DEMO_EVENT_CALLER_IP,
 ];
 
 /** A running exporter on loopback, polling a simulator, with its log lines captured. */
@@ -104,6 +108,8 @@ export interface HarnessOptions {
   readonly exclude?: readonly string[];
   /** QStash sources; default the seed two, `flow_control` and `url_groups`. */
   readonly qstashSources?: readonly QstashSourceName[];
+  /** The qstash entry's `workflow_lookback` (ms); default 1h. The event sources run on the DLQ schedule. */
+  readonly workflowLookbackMs?: number;
   /** The management entry's own schedules (`backups_interval`); default each the entry's interval. */
   readonly managementSchedules?: Partial<ManagementAccount['ownSchedules']>;
 }
@@ -139,7 +145,8 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
       token: new Secret(QSTASH_TOKEN),
       schedule,
       sources: options.qstashSources ?? (['flow_control', 'url_groups'] as const),
-      ownSchedules: { dlq: dlqSchedule },
+      ownSchedules: { dlq: dlqSchedule, events: dlqSchedule },
+      workflowLookbackMs: options.workflowLookbackMs ?? 3_600_000,
     })),
     management: [
       {

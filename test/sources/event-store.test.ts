@@ -5,7 +5,7 @@ import { EventStore } from '../../src/sources/event-store.js';
 describe('the event store', () => {
   test('a reload that keeps an entry keeps its states; a source or entry removed drops them', () => {
     let now = 1000;
-    const store = new EventStore(() => now);
+    const store = new EventStore({ now: () => now });
     store.retain([{ key: 'qstash/a', sources: ['qstash_logs', 'workflow_runs'] }]);
     const entry = store.of('qstash/a');
     entry.states.set('qstash_logs/ERROR', { ...startState(entry.since), watermark: 5000 });

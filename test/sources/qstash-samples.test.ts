@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFlowControl } from '../../src/upstash/flow-control.js';
 import type { Sample } from '../../src/metrics/sample.js';
-import { dlqSamples } from '../../src/sources/dlq.js';
+import { DlqTally } from '../../src/sources/dlq.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { globalParallelismSamples } from '../../src/sources/global-parallelism.js';
 import { qstashStatsSamples } from '../../src/sources/qstash-stats.js';
@@ -247,7 +247,7 @@ describe('qstashUserSamples and qstashStatsSamples', () => {
   });
 });
 
-describe('dlqSamples', () => {
+describe('DlqTally', () => {
   const LIMITS = {
     maxFlowControlKeys: 10,
     maxUrlGroups: 1,
@@ -257,26 +257,23 @@ describe('dlqSamples', () => {
     maxIndexes: 10,
     maxDlqPages: 10,
     maxTeams: 50,
-    maxEventSeries: 500,
+    maxEventPages: 10,
+    maxEventSeries: 10,
   };
 
   it('size, completeness, oldest message and the counts by queue, URL group and status; a message without the field is not counted there', () => {
-    const { samples, dropped } = dlqSamples(
-      'eu',
-      'dlq',
-      {
-        messages: [
-          { queueName: 'a', topicName: 'g', responseStatus: 500, createdAt: 1_700_000_060_000 },
-          { queueName: 'a', responseStatus: 500, createdAt: 1_700_000_000_000 },
-          { queueName: 'b', topicName: 'h' },
-          { queueName: 'c', topicName: 'h', responseStatus: 404 },
-          { queueName: 'c' },
-        ],
-        complete: false,
-        pages: 10,
-      },
-      LIMITS,
-    );
+    const tally = new DlqTally('dlq');
+    // Two pages: the counts go on across them.
+    tally.add([
+      { queueName: 'a', topicName: 'g', responseStatus: 500, createdAt: 1_700_000_060_000 },
+      { queueName: 'a', responseStatus: 500, createdAt: 1_700_000_000_000 },
+    ]);
+    tally.add([
+      { queueName: 'b', topicName: 'h' },
+      { queueName: 'c', topicName: 'h', responseStatus: 404 },
+      { queueName: 'c' },
+    ]);
+    const { samples, dropped } = tally.samples('eu', false, LIMITS);
     const out = lines(samples);
     // What the caps left out (queue b, URL group g) counts as truncated label values.
     expect(dropped).toBe(2);
@@ -295,9 +292,7 @@ describe('dlqSamples', () => {
   });
 
   it('an empty workflow DLQ: zero messages, complete, no oldest and no groups', () => {
-    expect(
-      lines(dlqSamples('eu', 'workflow_dlq', { messages: [], complete: true, pages: 1 }, LIMITS).samples),
-    ).toEqual([
+    expect(lines(new DlqTally('workflow_dlq').samples('eu', true, LIMITS).samples)).toEqual([
       'upstash_qstash_workflow_dlq_scanned_messages{account="eu"} 0',
       'upstash_qstash_workflow_dlq_scan_complete{account="eu"} 1',
     ]);

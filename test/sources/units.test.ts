@@ -1,5 +1,5 @@
-import { EventStore } from '../../src/sources/event-store.js';
 import { describe, expect, it } from 'vitest';
+import { EventStore } from '../../src/sources/event-store.js';
 import type { Listed } from '../../src/sources/source.js';
 import { entryGroups, type SourceEntry, type UnitDeps } from '../../src/sources/units.js';
 import { UpstashClient } from '../../src/upstash/client.js';
@@ -26,7 +26,8 @@ const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 })
     maxIndexes: 10,
     maxDlqPages: 10,
     maxTeams: 50,
-    maxEventSeries: 500,
+    maxEventPages: 10,
+    maxEventSeries: 10,
   },
   shard,
   known,

@@ -8,11 +8,12 @@ import {
   type SimulatorOptions,
 } from '../../src/demo/simulator.js';
 import { UpstashClient } from '../../src/upstash/client.js';
-import { fetchDlq, type DlqList } from '../../src/upstash/dlq.js';
+import { fetchDlq, type DlqList, type DlqMessage } from '../../src/upstash/dlq.js';
 import { UpstashError } from '../../src/upstash/errors.js';
 
 // fetchDlq against the simulator over real HTTP: the pages, the cursor, the cap, and what a bad
-// page does to the whole read.
+// page does to the whole read. The pager's own rules (page length, null, cursor size) are in
+// pager.test.ts.
 
 const running: Simulator[] = [];
 afterEach(async () => {
@@ -30,14 +31,23 @@ async function setUp(options: SimulatorOptions = {}) {
   });
   running.push(sim);
   const client = new UpstashClient({ timeoutMs: 2000, retries: 0, concurrency: 2, userAgent: 'test' });
-  const read = (list: DlqList, maxPages = 10, deadline?: number, minPagingMs?: number) =>
-    fetchDlq(client, list, {
-      baseUrl: sim.url,
-      credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } },
-      maxPages,
-      deadline,
-      ...(minPagingMs !== undefined && { minPagingMs }),
-    });
+  // Every page's messages, collected here (the exporter counts them page by page instead).
+  const read = async (list: DlqList, maxPages = 10, deadline?: number, minPagingMs?: number) => {
+    const messages: DlqMessage[] = [];
+    const scan = await fetchDlq(
+      client,
+      list,
+      {
+        baseUrl: sim.url,
+        credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } },
+        maxPages,
+        deadline,
+        minPagingMs,
+      },
+      (page) => messages.push(...page),
+    );
+    return { messages, ...scan };
+  };
   return { sim, paths, read };
 }
 
@@ -158,16 +168,60 @@ describe('fetchDlq', () => {
     expect((await failure(read('dlq'))).reason).toBe('invalid_response');
   });
 
+  // Issue 28's cases against the fake Upstash's DLQ route (the pager's own tests cover each rule).
+  test('a page of 2,000 messages for count=100 is invalid_response: none of it is counted', async () => {
+    const { sim, read } = await setUp();
+    const messages = Array.from({ length: 2000 }, (_, i) => ({ queueName: 'q', createdAt: i }));
+    sim.setFault('dlq', {
+      kind: 'body',
+      body: JSON.stringify({ messages, cursor: 'next' }),
+      contentType: 'application/json',
+    });
+    const error = await failure(read('dlq'));
+    expect(error.reason).toBe('invalid_response');
+    expect(error.message).toContain('more than the 100 asked for');
+  });
+
+  test.each([
+    ['"cursor": null ends paging', '{"messages":[{"queueName":"q","createdAt":5}],"cursor":null}', 1],
+    ['"messages": null is an empty page', '{"messages":null,"cursor":null}', 0],
+  ])('%s', async (_, body, count) => {
+    const { sim, paths, read } = await setUp();
+    sim.setFault('workflow_dlq', { kind: 'body', body, contentType: 'application/json' });
+    const scan = await read('workflow_dlq');
+    expect(scan).toMatchObject({ complete: true, pages: 1 });
+    expect(scan.messages).toHaveLength(count);
+    expect(paths).toHaveLength(1);
+  });
+
+  test('a 200,000-character cursor is invalid_response (not sent: no 431), in a short message', async () => {
+    const { sim, paths, read } = await setUp();
+    sim.setFault('dlq', {
+      kind: 'body',
+      body: JSON.stringify({ messages: [], cursor: 'c'.repeat(200_000) }),
+      contentType: 'application/json',
+    });
+    const error = await failure(read('dlq'));
+    expect(error.reason).toBe('invalid_response');
+    expect(error.message.length).toBeLessThan(500);
+    expect(paths).toHaveLength(1);
+  });
+
   test('a hanging page fails the read as a timeout', async () => {
     const { sim } = await setUp();
     sim.setFault('workflow_dlq', { kind: 'hang' });
     const client = new UpstashClient({ timeoutMs: 200, retries: 0, concurrency: 1, userAgent: 'test' });
     const error = await failure(
-      fetchDlq(client, 'workflow_dlq', {
-        baseUrl: sim.url,
-        credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } },
-        maxPages: 10,
-      }),
+      fetchDlq(
+        client,
+        'workflow_dlq',
+        {
+          baseUrl: sim.url,
+          credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } },
+          maxPages: 10,
+        },
+        () => undefined,
+      ),
     );
     expect(error.reason).toBe('timeout');
     await client.close();

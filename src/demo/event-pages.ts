@@ -1,0 +1,52 @@
+import { jsonAnswer, type Answer } from './answer.js';
+
+// How Upstash pages its event lists (QStash's logs, Workflow's runs): newest first by one time, at
+// most `count` a page, the next page by an opaque cursor. The simulator's cursor is the time and
+// rank of the first item of the next page, so a page stays stable while new items arrive on top.
+
+/** An item of an event list and the time it is ordered by (newest first). */
+export interface Timed {
+  readonly at: number;
+  readonly body: Record<string, unknown>;
+}
+
+/** One page of `items` (already filtered) for the request's `count` and `cursor`, under `listField`. */
+export function eventPage(
+  items: readonly Timed[],
+  query: URLSearchParams | undefined,
+  listField: string,
+  maxCount: number,
+): Answer {
+  const asked = Number(query?.get('count') ?? maxCount);
+  const count = Number.isInteger(asked) && asked > 0 ? Math.min(asked, maxCount) : maxCount;
+  const sorted = [...items].sort((a, b) => b.at - a.at);
+  const cursor = query?.get('cursor') ?? undefined;
+  let start = 0;
+  if (cursor !== undefined) {
+    const match = /^(\d+)\.(\d+)$/.exec(cursor);
+    if (match === null) return jsonAnswer(400, { error: 'invalid cursor' });
+    const at = Number(match[1]);
+    const rank = Number(match[2]);
+    start = sorted.findIndex((item) => item.at <= at);
+    if (start === -1) start = sorted.length;
+    else if (sorted[start]?.at === at) start += rank;
+  }
+  const page = sorted.slice(start, start + count);
+  const next = sorted[start + count];
+  let nextCursor: string | undefined;
+  if (next !== undefined) {
+    const first = sorted.findIndex((item) => item.at === next.at);
+    nextCursor = `${next.at}.${start + count - first}`;
+  }
+  return jsonAnswer(200, {
+    ...(nextCursor !== undefined && { cursor: nextCursor }),
+    [listField]: page.map((item) => item.body),
+  });
+}
+
+/** A Unix ms query parameter, or undefined when absent or not a whole number. */
+export function timeParam(query: URLSearchParams | undefined, name: string): number | undefined {
+  const text = query?.get(name);
+  if (text === undefined || text === null || !/^\d+$/.test(text)) return undefined;
+  return Number(text);
+}

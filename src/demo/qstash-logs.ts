@@ -1,0 +1,163 @@
+import type { Answer } from './answer.js';
+import { defineEndpoint, type Endpoint, type EndpointContext, type RouteParams } from './endpoint.js';
+import { eventPage, timeParam, type Timed } from './event-pages.js';
+import { noise } from './noise.js';
+import { matchPath } from './paths.js';
+
+/**
+ * What every simulated log event and workflow run carries in its URLs, headers, bodies, error texts
+ * and labels: the exporter must never show it (tests look for it in /metrics, pages and logs).
+ */
+export const DEMO_EVENT_SECRET = 'demo-event-secret-K3p9MARK';
+/** The caller IP every simulated event carries; never shown either. */
+export const DEMO_EVENT_CALLER_IP = '198.51.100.23';
+
+/** One event slot: each destination fails at most once per slot. */
+const SLOT_MS = 10_000;
+/** How far back the log goes when no fromDate is asked. */
+const RETENTION_MS = 6 * 3_600_000;
+/** Events a page holds at most, as QStash's `count` allows. */
+const MAX_COUNT = 100;
+
+/** The simulated destinations: where they are, what they are reached through, how they fail. */
+export const DEMO_DESTINATIONS = [
+  {
+    url: `https://api.example.com/hooks/orders?token=${DEMO_EVENT_SECRET}`,
+    queueName: 'orders',
+    code: 500,
+    errors: 0.8,
+    failures: 0.1,
+  },
+  {
+    url: `https://hooks.billing.example.net:8443/in/${DEMO_EVENT_SECRET}?sig=${DEMO_EVENT_SECRET}`,
+    topicName: 'billing-webhooks',
+    code: 503,
+    errors: 0.3,
+    failures: 0.03,
+  },
+  // A timeout: no response status.
+  {
+    url: `https://ops:${DEMO_EVENT_SECRET}@cron.example.org/nightly/run`,
+    scheduleId: 'scd_demo_nightly',
+    code: undefined,
+    errors: 0.15,
+    failures: 0.05,
+  },
+  { url: `https://legacy.example.com/gone#${DEMO_EVENT_SECRET}`, code: 404, errors: 0.3, failures: 0.3 },
+] as const;
+
+/** A log event as QStash writes it, every documented field filled (secrets included). */
+function logEvent(
+  time: number,
+  messageId: string,
+  state: string,
+  destination: (typeof DEMO_DESTINATIONS)[number],
+): Record<string, unknown> {
+  const { url, code } = destination;
+  return {
+    time,
+    messageId,
+    state,
+    url,
+    ...('topicName' in destination && { topicName: destination.topicName, endpointName: 'primary' }),
+    ...('queueName' in destination && { queueName: destination.queueName }),
+    ...('scheduleId' in destination && { scheduleId: destination.scheduleId }),
+    header: { Authorization: [`Bearer ${DEMO_EVENT_SECRET}`], 'Upstash-Forward-Key': [DEMO_EVENT_SECRET] },
+    body: Buffer.from(JSON.stringify({ card: DEMO_EVENT_SECRET })).toString('base64'),
+    error: `POST ${url} failed: ${code ?? 'timeout'} (${DEMO_EVENT_SECRET})`,
+    ...(code !== undefined && {
+      responseStatus: code,
+      responseBody: Buffer.from(`{"echo":"${DEMO_EVENT_SECRET}"}`).toString('base64'),
+      responseHeaders: { 'Set-Cookie': [`session=${DEMO_EVENT_SECRET}`] },
+    }),
+    callback: `https://cb.example.com/ok?key=${DEMO_EVENT_SECRET}`,
+    callbackHeaders: { Authorization: [`Basic ${DEMO_EVENT_SECRET}`] },
+    failureCallback: `https://cb.example.com/failed?key=${DEMO_EVENT_SECRET}`,
+    callerIp: DEMO_EVENT_CALLER_IP,
+    labels: [`customer-${DEMO_EVENT_SECRET}`],
+    maxRetries: 3,
+    method: 'POST',
+    timeout: 30_000,
+  };
+}
+
+/**
+ * The simulated QStash log: in each 10-second slot, each destination fails a delivery (ERROR) with
+ * its own odds and code, and now and then a message exhausts its retries (FAILED). Two destinations
+ * fail in the same millisecond of a slot (events at exactly one time). Served newest first.
+ */
+export class QstashLogs implements Endpoint {
+  readonly #ctx: EndpointContext;
+  readonly #listField: 'logs' | 'events';
+  #override: readonly Record<string, unknown>[] | null = null;
+
+  constructor(ctx: EndpointContext, listField: 'logs' | 'events') {
+    this.#ctx = ctx;
+    this.#listField = listField;
+  }
+
+  /**
+   * Serve these events (QStash's shape, a `time` each) instead of generated ones; `null` restores.
+   * The simulator sets both paths' alike: they serve one log.
+   */
+  setOverride(events: readonly Record<string, unknown>[] | null): void {
+    this.#override = events;
+  }
+
+  /** Every event with time in [from, to] (generated, or the override). */
+  eventsBetween(from: number, to: number): Timed[] {
+    const override = this.#override;
+    if (override !== null)
+      return override
+        .map((body) => ({ at: Number(body.time), body }))
+        .filter(({ at }) => at >= from && at <= to);
+    const out: Timed[] = [];
+    const seed = this.#ctx.seed;
+    for (let slot = Math.floor(from / SLOT_MS); slot * SLOT_MS <= to; slot++) {
+      DEMO_DESTINATIONS.forEach((destination, d) => {
+        // Destinations 0 and 1 share their millisecond of the slot.
+        const at = (salt: number) =>
+          slot * SLOT_MS + Math.floor(noise(seed, slot, salt + (d < 2 ? 0 : d)) * SLOT_MS);
+        const messageId = `msg_${slot}_${d}`;
+        if (noise(seed ^ 0xe1, slot, d) < destination.errors) {
+          const time = at(0x10);
+          if (time >= from && time <= to)
+            out.push({ at: time, body: logEvent(time, messageId, 'ERROR', destination) });
+        }
+        if (noise(seed ^ 0xf1, slot, d) < destination.failures) {
+          const time = at(0x20) + 1;
+          if (time >= from && time <= to)
+            out.push({ at: time, body: logEvent(time, messageId, 'FAILED', destination) });
+        }
+      });
+    }
+    return out;
+  }
+
+  answer(_params: RouteParams, query?: URLSearchParams): Answer {
+    const now = this.#ctx.now();
+    const to = Math.min(now, timeParam(query, 'toDate') ?? now);
+    const from = Math.max(now - RETENTION_MS, timeParam(query, 'fromDate') ?? 0);
+    const state = query?.get('state') ?? undefined;
+    const events = this.eventsBetween(from, to).filter((e) => state === undefined || e.body.state === state);
+    return eventPage(events, query, this.#listField, MAX_COUNT);
+  }
+}
+
+/** QStash `GET /v2/logs`, as documented: the list under `logs`. */
+export const qstashLogsEndpoint = defineEndpoint({
+  name: 'qstash_logs',
+  credential: 'bearer',
+  match: matchPath('/v2/logs'),
+  oversizeFrame: ['{"logs":[],"padding":"', '"}'],
+  create: (ctx: EndpointContext) => new QstashLogs(ctx, 'logs'),
+});
+
+/** QStash `GET /v2/events`, what `@upstash/qstash` calls: the same log under `events`. */
+export const qstashEventsEndpoint = defineEndpoint({
+  name: 'qstash_events',
+  credential: 'bearer',
+  match: matchPath('/v2/events'),
+  oversizeFrame: ['{"events":[],"padding":"', '"}'],
+  create: (ctx: EndpointContext) => new QstashLogs(ctx, 'events'),
+});

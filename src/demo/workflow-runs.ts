@@ -1,0 +1,188 @@
+import { jsonAnswer, type Answer } from './answer.js';
+import { defineEndpoint, type Endpoint, type EndpointContext, type RouteParams } from './endpoint.js';
+import { eventPage, timeParam, type Timed } from './event-pages.js';
+import { noise } from './noise.js';
+import { matchPath } from './paths.js';
+import { DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET } from './qstash-logs.js';
+
+/** Runs a page holds in run mode (`groupBy=workflowRunId`), Upstash's documented maximum. */
+const RUN_PAGE = 10;
+/** How far back runs are generated. */
+const RETENTION_MS = 8 * 3_600_000;
+/** The stuck run was created this long before the simulator started, and never completes. */
+export const STUCK_RUN_AGE_MS = 2 * 3_600_000;
+
+/** The simulated workflows: how often a run starts, how long it takes, how often it fails. */
+export const DEMO_WORKFLOWS = [
+  {
+    url: `https://app.example.com/api/workflows/onboarding?secret=${DEMO_EVENT_SECRET}`,
+    everyMs: 20_000,
+    runs: 0.8,
+    seconds: [2, 15],
+    failed: 0.12,
+    canceled: 0.03,
+  },
+  {
+    url: 'https://app.example.com/api/workflows/report',
+    everyMs: 300_000,
+    runs: 0.8,
+    seconds: [120, 600],
+    failed: 0,
+    canceled: 0.1,
+  },
+] as const;
+/** The workflow whose one run is stuck (user info and fragment in its URL, never shown). */
+export const DEMO_STUCK_WORKFLOW = `https://ops:${DEMO_EVENT_SECRET}@jobs.example.com/api/workflows/import#step-${DEMO_EVENT_SECRET}`;
+
+/** Which time upstream's `fromDate` filters runs on (10.3): undocumented, so both are simulated. */
+export type FromDateReading = 'created' | 'events';
+
+/** A run as the simulator knows it: its times and outcome. */
+export interface DemoRun {
+  readonly id: string;
+  readonly url: string;
+  readonly createdAt: number;
+  /** Undefined: never completes (the stuck run). */
+  readonly completedAt: number | undefined;
+  readonly outcome: 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED';
+}
+
+/** A run as Upstash's run mode returns it at time `now`, every field filled (secrets included). */
+function runBody(run: DemoRun, now: number): Record<string, unknown> {
+  const finished = run.completedAt !== undefined && run.completedAt <= now;
+  const secretHeaders = { Authorization: [`Bearer ${DEMO_EVENT_SECRET}`] };
+  return {
+    workflowRunId: run.id,
+    workflowUrl: run.url,
+    workflowState: finished ? run.outcome : 'RUN_STARTED',
+    workflowRunCreatedAt: run.createdAt,
+    ...(finished && { workflowRunCompletedAt: run.completedAt }),
+    workflowRunCallerIp: DEMO_EVENT_CALLER_IP,
+    workflowRunResponse: `{"token":"${DEMO_EVENT_SECRET}"}`,
+    labels: [`tenant-${DEMO_EVENT_SECRET}`],
+    flowControlKey: `key-${DEMO_EVENT_SECRET}`,
+    steps: [
+      {
+        type: 'sequential',
+        steps: [
+          {
+            stepName: 'init',
+            state: 'STEP_SUCCESS',
+            headers: secretHeaders,
+            body: DEMO_EVENT_SECRET,
+            out: `{"card":"${DEMO_EVENT_SECRET}"}`,
+            callerIp: DEMO_EVENT_CALLER_IP,
+          },
+        ],
+      },
+    ],
+    ...(run.outcome === 'RUN_FAILED' && {
+      dlqId: `dlq_${run.id}`,
+      failureFunction: {
+        url: `https://cb.example.com/fail?key=${DEMO_EVENT_SECRET}`,
+        headers: secretHeaders,
+      },
+    }),
+  };
+}
+
+/**
+ * Upstash Workflow's runs: two workflows starting runs on their own rhythm (one fails now and then,
+ * the other is sometimes canceled), and one run stuck since two hours before the simulator started.
+ * Run mode only (`groupBy=workflowRunId`), newest first by creation, 10 a page; `fromDate` read as
+ * the runs' creation time or as their events' (the completion of a finished run), as set.
+ */
+export class WorkflowRuns implements Endpoint {
+  readonly #ctx: EndpointContext;
+  #override: readonly DemoRun[] | null = null;
+  #reading: FromDateReading = 'created';
+
+  constructor(ctx: EndpointContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Serve these runs instead of generated ones; `null` restores. */
+  setOverride(runs: readonly DemoRun[] | null): void {
+    this.#override = runs;
+  }
+
+  /** Which time `fromDate` filters on. */
+  setFromDateReading(reading: FromDateReading): void {
+    this.#reading = reading;
+  }
+
+  /** The runs created by `now`, generated (or the override). */
+  runsAt(now: number): DemoRun[] {
+    if (this.#override !== null) return this.#override.filter((run) => run.createdAt <= now);
+    const seed = this.#ctx.seed;
+    const out: DemoRun[] = [
+      {
+        id: 'wfr_demo_stuck',
+        url: DEMO_STUCK_WORKFLOW,
+        createdAt: this.#ctx.origin - STUCK_RUN_AGE_MS,
+        completedAt: undefined,
+        outcome: 'RUN_SUCCESS',
+      },
+    ];
+    DEMO_WORKFLOWS.forEach((workflow, w) => {
+      for (
+        let slot = Math.floor((now - RETENTION_MS) / workflow.everyMs);
+        slot * workflow.everyMs <= now;
+        slot++
+      ) {
+        const u = (salt: number) => noise(seed ^ 0xa7, slot, w * 16 + salt);
+        if (u(0) >= workflow.runs) continue;
+        const createdAt = slot * workflow.everyMs + Math.floor(u(1) * workflow.everyMs);
+        if (createdAt > now) continue;
+        const [lo, hi] = workflow.seconds;
+        const completedAt = createdAt + Math.round((lo + u(2) * (hi - lo)) * 1000);
+        const roll = u(3);
+        const outcome =
+          roll < workflow.failed
+            ? 'RUN_FAILED'
+            : roll < workflow.failed + workflow.canceled
+              ? 'RUN_CANCELED'
+              : 'RUN_SUCCESS';
+        out.push({ id: `wfr_${w}_${slot}`, url: workflow.url, createdAt, completedAt, outcome });
+      }
+    });
+    return out;
+  }
+
+  answer(_params: RouteParams, query?: URLSearchParams): Answer {
+    if (query?.get('groupBy') !== 'workflowRunId')
+      return jsonAnswer(400, { error: 'the simulator serves run mode only (groupBy=workflowRunId)' });
+    const now = this.#ctx.now();
+    const state = query.get('state') ?? undefined;
+    const from = timeParam(query, 'fromDate');
+    const runs: Timed[] = [];
+    for (const run of this.runsAt(now)) {
+      const finished = run.completedAt !== undefined && run.completedAt <= now;
+      const runState = finished ? run.outcome : 'RUN_STARTED';
+      if (state !== undefined && state !== runState) continue;
+      // Creation reading: the run's creation; events reading: its last event (completion, or now).
+      const filtered = this.#reading === 'created' ? run.createdAt : finished ? run.completedAt : now;
+      if (from !== undefined && filtered < from) continue;
+      runs.push({ at: run.createdAt, body: runBody(run, now) });
+    }
+    return eventPage(runs, query, 'runs', RUN_PAGE);
+  }
+}
+
+/** Workflow `GET /v2/workflows/logs`, as documented. */
+export const workflowLogsEndpoint = defineEndpoint({
+  name: 'workflow_logs',
+  credential: 'bearer',
+  match: matchPath('/v2/workflows/logs'),
+  oversizeFrame: ['{"runs":[],"padding":"', '"}'],
+  create: (ctx: EndpointContext) => new WorkflowRuns(ctx),
+});
+
+/** Workflow `GET /v2/workflows/events`, what `@upstash/workflow` calls: the same runs. */
+export const workflowEventsEndpoint = defineEndpoint({
+  name: 'workflow_events',
+  credential: 'bearer',
+  match: matchPath('/v2/workflows/events'),
+  oversizeFrame: ['{"runs":[],"padding":"', '"}'],
+  create: (ctx: EndpointContext) => new WorkflowRuns(ctx),
+});

@@ -1,0 +1,99 @@
+import { counter } from '../metrics/catalogue.js';
+import type { Sample } from '../metrics/sample.js';
+import { scanEvents } from '../upstash/event-paths.js';
+import { LOG_STATES, QSTASH_LOGS, type LogEvent, type LogState } from '../upstash/qstash-logs.js';
+import { EventScan, startState, type CountedEvent } from './event-rule.js';
+import { counterSamples, POLLED_EVENTS, scanMetrics, scanSamples } from './event-samples.js';
+import type { SourceKind } from './source.js';
+
+const NAME = 'qstash_logs';
+
+const SCAN = scanMetrics('qstash_logs', 'QStash log window', POLLED_EVENTS);
+const CAP = 'label sets beyond limits.max_event_series counted under the one whose labels are all "other"';
+const ERRORS = counter(
+  'upstash_qstash_delivery_errors_total',
+  `Failed delivery attempts (ERROR log events) since the exporter started, by destination (the URL's origin), URL group, queue, schedule and response status ("" when none, e.g. a timeout); ${CAP}. ${POLLED_EVENTS}`,
+);
+const FAILED = counter(
+  'upstash_qstash_deliveries_failed_total',
+  `Messages that exhausted their retries (FAILED log events) since the exporter started, by destination (the URL's origin), URL group, queue and schedule; ${CAP}. ${POLLED_EVENTS}`,
+);
+
+/** The counter of each state, and its labels after `account`. */
+const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string[] }> = {
+  ERROR: { metric: ERRORS, labels: ['destination', 'url_group', 'queue', 'schedule_id', 'code'] },
+  FAILED: { metric: FAILED, labels: ['destination', 'url_group', 'queue', 'schedule_id'] },
+};
+
+/** A log event of `state` as the event rule counts it (identity: message, time and state). */
+function counted(event: LogEvent, state: LogState): CountedEvent {
+  const labels = [
+    event.destination ?? '',
+    event.topicName ?? '',
+    event.queueName ?? '',
+    event.scheduleId ?? '',
+  ];
+  if (state === 'ERROR') labels.push(event.responseStatus === undefined ? '' : String(event.responseStatus));
+  return { time: event.time, identity: `${event.messageId}/${event.time}/${state}`, labels };
+}
+
+/**
+ * QStash's delivery errors and failures by destination (contract 10.2): per state, the log events
+ * from W on (`fromDate=W`, newest first, `count=100` a page, at most max_event_pages pages), each
+ * counted once by the event rule (event-rule.ts), on the entry's `events_interval`.
+ */
+export const qstashLogs: SourceKind<'qstash_logs'> = {
+  name: NAME,
+  api: 'qstash',
+  per: 'account',
+  metrics: [ERRORS, FAILED, SCAN.complete, SCAN.unread, SCAN.watermark],
+  async poll({ client, account, limits, signal, deadline, events }) {
+    const rejected = new Set<string>();
+    let truncated = 0;
+    const samples: Sample[] = [];
+    const scans: Sample[] = [];
+    for (const state of LOG_STATES) {
+      const key = `${NAME}/${state}`;
+      const scan = new EventScan(events.states.get(key) ?? startState(events.since), {
+        perSecond: 1000,
+        maxSeries: limits.maxEventSeries,
+        ordered: true,
+      });
+      const paging = await scanEvents(
+        client,
+        QSTASH_LOGS,
+        events.sdkPaths.has(NAME),
+        {
+          ...account,
+          maxPages: limits.maxEventPages,
+          signal,
+          deadline,
+          query: { state, fromDate: scan.watermark },
+        },
+        // An event of another state than asked for (an upstream that ignored the filter) is not this
+        // state's: it is neither counted nor moves W.
+        (page) =>
+          scan.read(
+            page.entries
+              .filter((e) => e.state === undefined || e.state === state)
+              .map((e) => counted(e, state)),
+          )
+            ? 'more'
+            : 'stop',
+      );
+      if (paging.sdk) events.useSdkPath(NAME, QSTASH_LOGS.sdk.path);
+      for (const field of paging.rejected) rejected.add(field);
+      const result = scan.finish(paging.end === 'last_page');
+      events.states.set(key, result.state);
+      truncated += result.truncated;
+      const { metric, labels } = COUNTED[state];
+      samples.push(...counterSamples(metric, account.name, labels, result.state.series));
+      scans.push(...scanSamples(SCAN, account.name, state, result.state, 1000));
+    }
+    return {
+      samples: [...samples, ...scans],
+      rejectedFields: [...rejected],
+      ...(truncated > 0 && { labelValuesDropped: truncated }),
+    };
+  },
+};

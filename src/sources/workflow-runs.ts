@@ -1,0 +1,188 @@
+import { counter, gauge, histogram } from '../metrics/catalogue.js';
+import { keepLargest, sample, type Sample } from '../metrics/sample.js';
+import type { UpstashClient } from '../upstash/client.js';
+import { scanEvents } from '../upstash/event-paths.js';
+import type { PagerTarget } from '../upstash/pager.js';
+import {
+  FINISHED_RUN_STATES,
+  RUN_STARTED,
+  WORKFLOW_RUNS,
+  type FinishedRunState,
+  type WorkflowRun,
+} from '../upstash/workflow-runs.js';
+import { EventScan, startState, type CountedEvent } from './event-rule.js';
+import type { EventEntry } from './event-store.js';
+import {
+  counterSamples,
+  histogramSamples,
+  POLLED_EVENTS,
+  scanMetrics,
+  scanSamples,
+} from './event-samples.js';
+import type { SourceKind } from './source.js';
+
+const NAME = 'workflow_runs';
+
+/** Contract 10.3's buckets of run durations (seconds). */
+export const DURATION_BUCKETS = [1, 5, 15, 60, 300, 900, 3600, 14400, 86400] as const;
+
+/** The `state` label of each finished state. */
+const OUTCOME: Record<FinishedRunState, string> = {
+  RUN_SUCCESS: 'success',
+  RUN_FAILED: 'failed',
+  RUN_CANCELED: 'canceled',
+};
+
+const CAP = 'label sets beyond limits.max_event_series counted under workflow="other"';
+const SCAN = scanMetrics('workflow_runs', 'window of finished workflow runs', POLLED_EVENTS);
+const FINISHED = counter(
+  'upstash_workflow_runs_finished_total',
+  `Workflow runs finished since the exporter started, by workflow (its URL's origin and path) and outcome (success, failed, canceled); ${CAP}. ${POLLED_EVENTS}`,
+);
+const DURATION = histogram(
+  'upstash_workflow_run_duration_seconds',
+  `How long the runs counted in upstash_workflow_runs_finished_total ran, from creation to completion, by workflow and outcome (seconds). ${POLLED_EVENTS}`,
+);
+const IN_PROGRESS = gauge(
+  'upstash_workflow_runs_in_progress',
+  `Workflow runs in progress (RUN_STARTED) as the last poll listed them, at most limits.max_event_pages pages of 10, by workflow; the limits.max_event_series largest kept (count). ${POLLED_EVENTS}`,
+);
+const OLDEST = gauge(
+  'upstash_workflow_oldest_run_start_timestamp_seconds',
+  `When the oldest run in progress of the workflow was created; absent when none (Unix time in seconds). ${POLLED_EVENTS}`,
+  1000,
+);
+
+/** A finished run as the event rule counts it: keyed on completion, identified by ID and creation. */
+function counted(run: WorkflowRun & { readonly workflowRunCompletedAt: number }): CountedEvent {
+  return {
+    time: run.workflowRunCompletedAt,
+    identity: `${run.workflowRunId}@${run.workflowRunCreatedAt}`,
+    labels: [run.workflow ?? ''],
+    value: Math.max(0, run.workflowRunCompletedAt - run.workflowRunCreatedAt) / 1000,
+  };
+}
+
+interface Read {
+  readonly client: UpstashClient;
+  readonly target: Omit<PagerTarget, 'query'>;
+  readonly events: EventEntry;
+  readonly rejected: Set<string>;
+}
+
+/** Reads one state's runs on the entry's path (moving to the SDK's after a 404). */
+async function readRuns(read: Read, query: PagerTarget['query'], onRuns: (runs: WorkflowRun[]) => boolean) {
+  const paging = await scanEvents(
+    read.client,
+    WORKFLOW_RUNS,
+    read.events.sdkPaths.has(NAME),
+    { ...read.target, query },
+    (page) => (onRuns(page.entries) ? 'more' : 'stop'),
+  );
+  if (paging.sdk) read.events.useSdkPath(NAME, WORKFLOW_RUNS.sdk.path);
+  for (const field of paging.rejected) read.rejected.add(field);
+  return paging;
+}
+
+/**
+ * Upstash Workflow's runs by workflow (contract 10.3), on the entry's `events_interval`: for each
+ * finished state, the runs asked for from W − workflow_lookback in run mode and counted by the event
+ * rule on their completion time, whichever time upstream's fromDate filters on; then the runs in
+ * progress, read whole up to the page cap, as gauges.
+ */
+export const workflowRuns: SourceKind<'workflow_runs'> = {
+  name: NAME,
+  api: 'qstash',
+  per: 'account',
+  metrics: [FINISHED, DURATION, IN_PROGRESS, OLDEST, SCAN.complete, SCAN.unread, SCAN.watermark],
+  async poll({ client, account, limits, signal, deadline, events }) {
+    const lookback = account.workflowLookbackMs ?? 3_600_000;
+    const read: Read = {
+      client,
+      target: { ...account, maxPages: limits.maxEventPages, signal, deadline },
+      events,
+      rejected: new Set(),
+    };
+    let truncated = 0;
+    const samples: Sample[] = [];
+    const scans: Sample[] = [];
+    for (const state of FINISHED_RUN_STATES) {
+      const key = `${NAME}/${state}`;
+      // One metric, three states: the label sets the other two hold count against this one's cap.
+      const others = FINISHED_RUN_STATES.filter((s) => s !== state)
+        .map(
+          (s) => events.states.get(`${NAME}/${s}`)?.series.filter((x) => x.labels[0] !== 'other').length ?? 0,
+        )
+        .reduce((a, b) => a + b, 0);
+      const scan = new EventScan(events.states.get(key) ?? startState(events.since), {
+        perSecond: 1000,
+        maxSeries: Math.max(0, limits.maxEventSeries - others),
+        ordered: false,
+        buckets: DURATION_BUCKETS,
+      });
+      const paging = await readRuns(
+        read,
+        { state, fromDate: Math.max(0, scan.watermark - lookback) },
+        (runs) => {
+          const finished = runs.filter((run): run is WorkflowRun & { workflowRunCompletedAt: number } => {
+            if (run.workflowState !== undefined && run.workflowState !== state) return false;
+            // A finished run without its completion time cannot be keyed: said, not counted.
+            if (run.workflowRunCompletedAt === undefined) read.rejected.add('workflowRunCompletedAt');
+            return run.workflowRunCompletedAt !== undefined;
+          });
+          return scan.read(finished.map(counted));
+        },
+      );
+      const result = scan.finish(paging.end === 'last_page');
+      events.states.set(key, result.state);
+      truncated += result.truncated;
+      const outcome: [string, string][] = [['state', OUTCOME[state]]];
+      samples.push(...counterSamples(FINISHED, account.name, ['workflow'], result.state.series, outcome));
+      samples.push(
+        ...histogramSamples(
+          DURATION,
+          DURATION_BUCKETS,
+          account.name,
+          ['workflow'],
+          result.state.series,
+          outcome,
+        ),
+      );
+      scans.push(...scanSamples(SCAN, account.name, state, result.state, 1000));
+    }
+    // The runs in progress now: no fromDate, every page up to the cap, counted afresh each poll.
+    const running = new Map<string, { count: number; oldest: number }>();
+    await readRuns(read, { state: RUN_STARTED }, (runs) => {
+      for (const run of runs) {
+        if (run.workflowState !== undefined && run.workflowState !== RUN_STARTED) continue;
+        const workflow = run.workflow ?? '';
+        const seen = running.get(workflow);
+        if (seen === undefined) running.set(workflow, { count: 1, oldest: run.workflowRunCreatedAt });
+        else {
+          seen.count++;
+          seen.oldest = Math.min(seen.oldest, run.workflowRunCreatedAt);
+        }
+      }
+      return true;
+    });
+    const kept = keepLargest(
+      [...running],
+      limits.maxEventSeries,
+      ([, r]) => r.count,
+      ([w]) => w,
+    );
+    truncated += running.size - kept.length;
+    for (const [workflow, { count, oldest }] of kept) {
+      const labels: [string, string][] = [
+        ['account', account.name],
+        ['workflow', workflow],
+      ];
+      samples.push(sample(IN_PROGRESS, labels, count), sample(OLDEST, labels, oldest));
+    }
+    return {
+      samples: [...samples, ...scans],
+      rejectedFields: [...read.rejected],
+      ...(truncated > 0 && { labelValuesDropped: truncated }),
+    };
+  },
+};

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import type { EventList } from './event-paths.js';
+import { number, optional, type Tolerated } from './tolerance.js';
+
+/**
+ * What the exporter reads of a QStash log event (qstash.openapi.yaml, LogEntry): when, which
+ * message, in which state, and where it was going. Nothing else of it is kept.
+ */
+export interface LogEvent {
+  /** Unix ms. */
+  readonly time: number;
+  readonly messageId: string;
+  readonly state?: string | undefined;
+  /** The destination's origin (`scheme://host[:port]`), never its path, query or user info. */
+  readonly destination?: string | undefined;
+  readonly topicName?: string | undefined;
+  readonly queueName?: string | undefined;
+  readonly scheduleId?: string | undefined;
+  readonly responseStatus?: number | undefined;
+}
+
+/** Events Upstash returns per page at most (`count=100`). */
+export const LOG_PAGE_SIZE = 100;
+
+/** The states counted (10.2), as they are sent upstream. */
+export const LOG_STATES = ['ERROR', 'FAILED'] as const;
+export type LogState = (typeof LOG_STATES)[number];
+
+/**
+ * A URL's origin, or undefined when it is no http(s) URL: the path, query, fragment and user info
+ * (where tokens and signatures live) are dropped here, at parsing, so that no object of ours holds them.
+ */
+export function originOf(text: string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+}
+
+const name = optional(z.string().transform((text) => (text === '' ? undefined : text)));
+
+// An event carries the message's headers and body, the response's body and headers, the error text,
+// callback URLs and labels: any may hold a customer's secret. Only the fields named here are parsed
+// (zod drops every other key); the URL becomes its origin in the transform itself. `time` and
+// `messageId` are the event's identity: all-or-nothing, a bad one fails the page.
+const logEvent = z.object({
+  time: number.int(),
+  messageId: z.string(),
+  state: name,
+  url: optional(z.string().transform(originOf)),
+  topicName: name,
+  queueName: name,
+  scheduleId: name,
+  responseStatus: optional(number.int()),
+});
+
+function toLogEvent({ url, ...event }: Tolerated<z.output<typeof logEvent>>): LogEvent {
+  return { ...event, destination: url };
+}
+
+const LOG_PAGES = {
+  // The documentation says `logs`, the SDK reads `events`: either, on either path.
+  listFields: ['logs', 'events'],
+  count: LOG_PAGE_SIZE,
+  entry: logEvent,
+  toEntry: toLogEvent,
+} as const;
+
+/** `/v2/logs` (documented), `/v2/events` (what `@upstash/qstash` calls). */
+export const QSTASH_LOGS: EventList<typeof logEvent, LogEvent> = {
+  documented: { ...LOG_PAGES, path: '/v2/logs' },
+  sdk: { ...LOG_PAGES, path: '/v2/events' },
+};

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { EventList } from './event-paths.js';
+import { number, optional, type Tolerated } from './tolerance.js';
+
+/** What the exporter reads of a workflow run (workflow.openapi.yaml, WorkflowRun). Nothing else is kept. */
+export interface WorkflowRun {
+  readonly workflowRunId: string;
+  /** Unix ms. */
+  readonly workflowRunCreatedAt: number;
+  /** Unix ms; absent while the run is in progress. */
+  readonly workflowRunCompletedAt?: number | undefined;
+  readonly workflowState?: string | undefined;
+  /** The workflow's URL without its query, fragment and user info (origin + path). */
+  readonly workflow?: string | undefined;
+}
+
+/** Runs per page in run mode (`groupBy=workflowRunId`): Upstash's documented maximum, not sent. */
+export const RUN_PAGE_SIZE = 10;
+
+/** The states of finished runs counted (10.3), and the one read whole as a gauge. */
+export const FINISHED_RUN_STATES = ['RUN_SUCCESS', 'RUN_FAILED', 'RUN_CANCELED'] as const;
+export type FinishedRunState = (typeof FINISHED_RUN_STATES)[number];
+export const RUN_STARTED = 'RUN_STARTED';
+
+/** A workflow URL as its label: origin and path only, or undefined when it is no http(s) URL. */
+export function workflowOf(text: string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  return `${url.origin}${url.pathname}`;
+}
+
+// A run carries its steps (bodies, headers), its response, the caller's IP, labels, the failure
+// function's details: only the five fields named here are parsed. The run's ID and creation time are
+// its identity: all-or-nothing.
+const workflowRun = z.object({
+  workflowRunId: z.string(),
+  workflowRunCreatedAt: number,
+  workflowRunCompletedAt: optional(number),
+  workflowState: optional(z.string()),
+  workflowUrl: optional(z.string().transform(workflowOf)),
+});
+
+function toRun({ workflowUrl, ...run }: Tolerated<z.output<typeof workflowRun>>): WorkflowRun {
+  return { ...run, workflow: workflowUrl };
+}
+
+const RUN_PAGES = {
+  listFields: ['runs'],
+  count: RUN_PAGE_SIZE,
+  sendCount: false,
+  query: { groupBy: 'workflowRunId', trimBody: -1 },
+  entry: workflowRun,
+  toEntry: toRun,
+} as const;
+
+/** `/v2/workflows/logs` (documented), `/v2/workflows/events` (what `@upstash/workflow` calls). */
+export const WORKFLOW_RUNS: EventList<typeof workflowRun, WorkflowRun> = {
+  documented: { ...RUN_PAGES, path: '/v2/workflows/logs' },
+  sdk: { ...RUN_PAGES, path: '/v2/workflows/events' },
+};

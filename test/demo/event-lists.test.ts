@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEMO_QSTASH_TOKEN, startSimulator, type Simulator } from '../../src/demo/simulator.js';
+
+// The simulated event lists answer as Upstash does: both paths, newest first, paged by cursor, the
+// QStash list under `logs` on the documented path and `events` on the SDK's.
+
+const NOW = 1_800_000_000_000;
+let sim: Simulator | undefined;
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+});
+
+async function get(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${sim!.url}${path}`, {
+    headers: { authorization: `Bearer ${DEMO_QSTASH_TOKEN}` },
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('the simulated QStash log and workflow runs', () => {
+  it('pages the log newest first on both paths, under logs and events', async () => {
+    sim = await startSimulator({ frozen: true, now: () => NOW });
+    const times: number[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 50; page++) {
+      const { status, body } = await get(
+        `/v2/logs?state=ERROR&fromDate=${NOW - 3_600_000}&count=100${cursor === undefined ? '' : `&cursor=${cursor}`}`,
+      );
+      expect(status).toBe(200);
+      const logs = body.logs as { time: number; state: string }[];
+      expect(logs.length).toBeLessThanOrEqual(100);
+      for (const log of logs) expect(log.state).toBe('ERROR');
+      times.push(...logs.map((l) => l.time));
+      cursor = body.cursor as string | undefined;
+      if (cursor === undefined) break;
+    }
+    expect(times.length).toBeGreaterThan(300);
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    expect(new Set(times.map(String)).size).toBeLessThan(times.length); // some share a millisecond
+    const sdk = await get(`/v2/events?state=ERROR&fromDate=${NOW - 3_600_000}&count=100`);
+    expect((sdk.body.events as unknown[]).length).toBe(100);
+    expect(sdk.body.logs).toBeUndefined();
+  });
+
+  it('serves runs in run mode only, 10 a page, the stuck one in progress', async () => {
+    sim = await startSimulator({ frozen: true, now: () => NOW });
+    expect((await get('/v2/workflows/logs?state=RUN_SUCCESS')).status).toBe(400);
+    const started = await get('/v2/workflows/events?groupBy=workflowRunId&state=RUN_STARTED');
+    const runs = started.body.runs as { workflowRunId: string; workflowState: string }[];
+    expect(runs.map((r) => r.workflowRunId)).toContain('wfr_demo_stuck');
+    const failed = await get(
+      `/v2/workflows/logs?groupBy=workflowRunId&state=RUN_FAILED&fromDate=${NOW - 8 * 3_600_000}`,
+    );
+    expect((failed.body.runs as unknown[]).length).toBe(10);
+    expect(failed.body.cursor).toBeDefined();
+  });
+});
