@@ -32,6 +32,13 @@ v04_delivered=(
   upstash_workflow_runs_scan_complete upstash_workflow_runs_unread_seconds_total
   upstash_workflow_runs_watermark_timestamp_seconds
 )
+# Issue 31: the account's safety (10.4). The audit counter also starts at the start: the demo's first
+# event comes 20 s in, and audit_logs polls every 30 s in the demo.
+v04_delivered+=(
+  upstash_audit_events_total upstash_audit_last_event_timestamp_seconds upstash_audit_log_scan_complete
+  upstash_audit_log_unread_seconds_total upstash_audit_log_watermark_timestamp_seconds
+  upstash_team_members upstash_qstash_egress_ip_ranges upstash_qstash_egress_ip_range_info
+)
 body=''
 for _ in $(seq 1 60); do
   body=$(curl -sf "http://127.0.0.1:$port/metrics")

@@ -32,6 +32,9 @@ export const SOURCE_NAMES = {
     'vector_stats',
     'search_indexes',
     'search_stats',
+    'audit_logs',
+    'teams',
+    'qstash_egress_ips',
   ],
 } as const satisfies Record<Api, readonly string[]>;
 export type SourceName<A extends Api = Api> = (typeof SOURCE_NAMES)[A][number];
@@ -47,7 +50,9 @@ export type ApiOf<Name extends SourceName> = {
  */
 export const OWN_SCHEDULES = {
   qstash: { dlq: ['dlq', 'workflow_dlq'], events: ['qstash_logs', 'workflow_runs'] },
-  management: { backups: ['redis_backups'] },
+  // The account's safety (contract 10.4): the audit log, team roles and QStash's outgoing addresses
+  // change rarely, and the audit log is one body that can hold a year of events.
+  management: { backups: ['redis_backups'], audit: ['audit_logs', 'teams', 'qstash_egress_ips'] },
 } as const satisfies { [A in Api]: Readonly<Record<string, readonly SourceName<A>[]>> };
 export type OwnSchedule<A extends Api = Api> = A extends Api
   ? keyof (typeof OWN_SCHEDULES)[A] & string
@@ -228,6 +233,8 @@ export const LIMITS = {
   maxIndexes: { file: 'max_indexes', default: 1000, min: 1 },
   /** Pages of 100 messages read per poll of a dead-letter queue (`dlq`, `workflow_dlq`). */
   maxDlqPages: { file: 'max_dlq_pages', default: 10, min: 1, max: 100 },
+  /** Teams whose members `teams` reads per account (the first by name). */
+  maxTeams: { file: 'max_teams', default: 50, min: 1, max: 1000 },
   /** Pages read per poll of each (source, state) of an event source (contract 10.1). */
   maxEventPages: { file: 'max_event_pages', default: 10, min: 1, max: 100 },
   /** Label sets per metric and entry of an event source, the all-`other` set not included. */

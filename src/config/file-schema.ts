@@ -191,7 +191,8 @@ const managementEntry = z
     exclude: z.array(regex).optional(),
     interval: interval.optional(),
     schedule: cronSchedule.optional(),
-    // Backups change daily at most: their own, slower schedule, which `schedule` does not cover.
+    // Backups change daily at most, the account's safety rarely: their own, slower schedules
+    // (backups_interval, audit_interval), which `schedule` does not cover.
     ...ownIntervals('management'),
     sources: distinct(z.enum(MANAGEMENT_SOURCES), 'a source', 'sources')
       .min(1, 'must list at least one source')

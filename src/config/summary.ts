@@ -71,12 +71,28 @@ function ownScheduleSummary<A extends Api>(
         .filter((source) => account.sources.includes(source))
         .map((source) => {
           const cost = pagedCost(source, limits);
-          const requests = cost === undefined ? '' : ` (${cost.least} to ${cost.most} requests a poll)`;
+          const fixed = REQUEST_COST[source]?.(limits);
+          const requests =
+            cost !== undefined
+              ? ` (${cost.least} to ${cost.most} requests a poll)`
+              : fixed === undefined
+                ? ''
+                : ` (${fixed})`;
           return `, ${source} every ${account.ownSchedules[schedule].intervalMs / 1000}s${requests}`;
         }),
     )
     .join('');
 }
+
+/**
+ * What one poll of an account-safety source costs in requests (contract 10.5): the cost the user
+ * weighs `audit_interval` against.
+ */
+const REQUEST_COST: Partial<Record<SourceName, (limits: Limits) => string>> = {
+  audit_logs: () => '1 request',
+  teams: (limits) => `1 request and 1 per team, at most ${1 + limits.maxTeams}`,
+  qstash_egress_ips: () => '1 request',
+};
 
 /**
  * What one poll of a paged source costs: one request per state and page (the DLQs have one state;

@@ -63,7 +63,10 @@ export interface ManagementAccount {
   readonly exclude: readonly string[];
   readonly schedule: Schedule;
   readonly sources: readonly ManagementSourceName[];
-  /** When the sources on a schedule of their own run (`backups_interval`: `redis_backups`). */
+  /**
+   * When the sources on a schedule of their own run (`backups_interval`: `redis_backups`;
+   * `audit_interval`: `audit_logs`, `teams`, `qstash_egress_ips`).
+   */
   readonly ownSchedules: PerOwnSchedule<'management', Schedule>;
 }
 
@@ -110,9 +113,10 @@ export const DEFAULTS = {
   /**
    * Each own schedule's interval (`<name>_interval`): backups change daily at most; paging a DLQ
    * costs up to max_dlq_pages requests (CONTRACT-v0.3 9.2); the event sources one per state and page
-   * (CONTRACT-v0.4 10.2, 10.3).
+   * (CONTRACT-v0.4 10.2, 10.3); the audit log, teams and QStash's egress addresses change rarely, and
+   * the audit log is one large body (CONTRACT-v0.4 10.4).
    */
-  ownIntervals: { backups: '1h', dlq: '5m', events: '1m' } satisfies Record<OwnSchedule, string>,
+  ownIntervals: { backups: '1h', dlq: '5m', events: '1m', audit: '5m' } satisfies Record<OwnSchedule, string>,
   /** A qstash entry's `workflow_lookback` (10.3), and its bounds in ms. */
   workflowLookback: { defaultMs: 3_600_000, minMs: 60_000, maxMs: 7 * 86_400_000 },
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },

@@ -42,7 +42,10 @@ export function demoConfig(url: string, base: CommonSettings): Config {
         schedule: statsSchedule,
         sources: MANAGEMENT_SOURCES,
         // Hourly by default; the demo polls them more often, as it does everything else.
-        ownSchedules: { backups: scheduleFromInterval('30s') as Schedule },
+        ownSchedules: {
+          backups: scheduleFromInterval('30s') as Schedule,
+          audit: scheduleFromInterval('30s') as Schedule,
+        },
       },
     ],
     origin: 'demo (embedded simulator)',

@@ -2,7 +2,8 @@ import { DEMO_DATABASES, DEMO_SUSPENDED_DATABASE } from './fleet.js';
 
 // What the demo fleet's databases say about their safety in their listing entries. The three default
 // databases are the healthy ones (daily backups on, TLS on), as the stack test relies on; the
-// suspended legacy database is the one left unprotected.
+// suspended legacy database is the one left unprotected. Each default database is reachable through
+// one network restriction (an IP allowlist, VPC peering, Private Link); the others through none.
 
 /** The database of the demo fleet with replicas, read regions and eviction on. */
 export const DEMO_BACKED_UP_DATABASE = 'db-demo-cache';
@@ -16,7 +17,32 @@ export interface DemoRedisSettings {
   readonly eviction: boolean;
   readonly replicas: number;
   readonly readRegions: readonly string[];
+  /** The listing's `securityAddons` object, as the OpenAPI `Database` spells it. */
+  readonly securityAddons: {
+    readonly ipWhitelisting: boolean;
+    readonly vpcPeering: boolean;
+    readonly privateLink: boolean;
+    readonly tlsMutualAuth: boolean;
+    readonly encryptionAtRest: boolean;
+  };
+  /** `db_acl_enabled`, sent as text. */
+  readonly acl: 'true' | 'false';
 }
+
+const NO_ADDONS = {
+  ipWhitelisting: false,
+  vpcPeering: false,
+  privateLink: false,
+  tlsMutualAuth: false,
+  encryptionAtRest: false,
+};
+
+/** The network restriction each default database has (contract 10.4): one each, so none alerts. */
+const RESTRICTED: Readonly<Record<string, Partial<DemoRedisSettings['securityAddons']>>> = {
+  'db-demo-cache': { ipWhitelisting: true, tlsMutualAuth: true, encryptionAtRest: true },
+  'db-demo-sessions': { vpcPeering: true },
+  'db-demo-events': { privateLink: true },
+};
 
 /** The listing's settings of database `id`: the demo fleet's own, or plain ones (TLS on, no daily backups). */
 export function demoRedisSettings(id: string): DemoRedisSettings {
@@ -27,6 +53,8 @@ export function demoRedisSettings(id: string): DemoRedisSettings {
     eviction: false,
     replicas: 1,
     readRegions: [],
+    securityAddons: { ...NO_ADDONS, ...RESTRICTED[id] },
+    acl: id === DEMO_BACKED_UP_DATABASE ? ('true' as const) : ('false' as const),
   };
   switch (id) {
     case DEMO_BACKED_UP_DATABASE:

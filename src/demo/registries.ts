@@ -12,6 +12,7 @@ import {
   type QstashUsersOptions,
 } from './qstash-instances.js';
 import { Registry } from './registry.js';
+import { DEMO_TEAMS, type DemoTeam } from './teams.js';
 
 /**
  * One registry per listing of the simulated account, shared by the listing's endpoint and the per-ID
@@ -30,6 +31,8 @@ export interface Registries {
    * `GET /v2/search` and per index `GET /v2/search/{id}/stats`.
    */
   readonly indexes: Readonly<Record<IndexProduct, Registry<DemoIndex>>>;
+  /** `GET /v2/teams`, and per team `GET /v2/teams/{team_id}`. */
+  readonly teams: Registry<DemoTeam>;
 }
 
 /** Options of every listing. */
@@ -44,5 +47,6 @@ export function createRegistries(now: () => number, origin: number, options: Reg
       vector: new Registry(now, options.vectorIndexes ?? DEMO_VECTOR_INDEXES),
       search: new Registry(now, options.searchIndexes ?? DEMO_SEARCH_INDEXES),
     },
+    teams: new Registry(now, DEMO_TEAMS),
   };
 }

@@ -1,9 +1,11 @@
+import { auditLogsEndpoint } from './audit-logs.js';
 import { databasesEndpoint } from './databases.js';
 import { dlqEndpoint, workflowDlqEndpoint } from './dlq.js';
 import { flowControlEndpoint } from './flow-control.js';
 import { globalParallelismEndpoint } from './global-parallelism.js';
 import { searchIndexesEndpoint, vectorIndexesEndpoint } from './index-listings.js';
 import { searchStatsEndpoint, vectorStatsEndpoint } from './index-stats.js';
+import { qstashEgressEndpoint } from './qstash-egress.js';
 import { qstashEventsEndpoint, qstashLogsEndpoint } from './qstash-logs.js';
 import { qstashStatsEndpoint } from './qstash-stats.js';
 import { qstashUsersEndpoint } from './qstash-users.js';
@@ -11,6 +13,7 @@ import { queuesEndpoint } from './queues.js';
 import { redisBackupsEndpoint } from './redis-backups.js';
 import { redisStatsEndpoint } from './redis-stats.js';
 import { schedulesEndpoint } from './schedules.js';
+import { teamMembersEndpoint, teamsEndpoint } from './teams.js';
 import { urlGroupsEndpoint } from './url-groups.js';
 import { workflowEventsEndpoint, workflowLogsEndpoint } from './workflow-runs.js';
 
@@ -37,6 +40,10 @@ export const ENDPOINTS = [
   searchStatsEndpoint,
   dlqEndpoint,
   workflowDlqEndpoint,
+  auditLogsEndpoint,
+  teamsEndpoint,
+  teamMembersEndpoint,
+  qstashEgressEndpoint,
   qstashLogsEndpoint,
   qstashEventsEndpoint,
   workflowLogsEndpoint,

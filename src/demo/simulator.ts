@@ -4,6 +4,8 @@ import { FaultTable } from './faults.js';
 import type { Fault } from './faults.js';
 import { databasesByIds } from './fleet.js';
 import type { DlqBehaviour } from './dlq.js';
+import type { DemoAuditEvent } from './audit-logs.js';
+import type { DemoTeam } from './teams.js';
 import type { FlowControlEntry, FlowControlOptions } from './flow-control.js';
 import type { GlobalParallelismBody } from './global-parallelism.js';
 import type { DemoIndex, IndexProduct } from './indexes.js';
@@ -34,6 +36,12 @@ export {
   FLEET_CHANGE_MS,
 } from './fleet.js';
 export { NO_LIMIT } from './databases.js';
+export * from './account-safety.js';
+export { AUDIT_STEP_MS } from './audit-logs.js';
+export type { DemoAuditEvent } from './audit-logs.js';
+export { DEMO_TEAMS, TEAM_CHANGE_MS } from './teams.js';
+export type { DemoTeam } from './teams.js';
+export { DEMO_EGRESS_RANGES, EGRESS_CHANGE_MS, demoEgressRanges } from './qstash-egress.js';
 export { DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
 export { DEMO_DLQ_CALLER_IP, DEMO_DLQ_SECRET } from './dlq.js';
 export type { DlqBehaviour } from './dlq.js';
@@ -138,6 +146,12 @@ export interface Simulator {
   setBackups(databaseId: string, backups: readonly DemoBackup[] | null): void;
   /** Make a dead-letter queue misbehave page by page, or hold a given number of messages; `null` restores it. */
   setDlq(list: 'dlq' | 'workflow_dlq', behaviour: DlqBehaviour | null): void;
+  /** Serve this audit log (newest first) instead of the generated one; `null` goes back to it. */
+  setAuditLog(events: readonly DemoAuditEvent[] | null): void;
+  /** Replace the teams the account has (the members of others answer 404). */
+  setTeams(teams: readonly DemoTeam[]): void;
+  /** Serve these QStash egress ranges instead of the generated ones; `null` goes back to them. */
+  setEgressRanges(ranges: readonly string[] | null): void;
   /** Serve these QStash log events (QStash's shape) on both paths instead of generated ones; `null` restores. */
   setQstashLogs(events: readonly Record<string, unknown>[] | null): void;
   /** Serve these workflow runs on both paths instead of generated ones; `null` restores. */
@@ -229,6 +243,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setDlq: (list, behaviour) => {
       endpoints[list].setOverride(behaviour);
+    },
+    setAuditLog: (events) => {
+      endpoints.audit_logs.setOverride(events);
+    },
+    setTeams: (teams) => {
+      registries.teams.replace(teams);
+    },
+    setEgressRanges: (ranges) => {
+      endpoints.qstash_egress_ips.setOverride(ranges);
     },
     setQstashLogs: (events) => {
       endpoints.qstash_logs.setOverride(events);

@@ -34,12 +34,18 @@ const FEATURE_NAMES: Record<DatabaseFeatureField, string> = {
   auto_upgrade: 'auto_upgrade',
   prod_pack_enabled: 'prod_pack',
   prometheus_enabled: 'native_prometheus',
+  'securityAddons.ipWhitelisting': 'ip_allowlist',
+  'securityAddons.vpcPeering': 'vpc_peering',
+  'securityAddons.privateLink': 'private_link',
+  'securityAddons.tlsMutualAuth': 'mtls',
+  'securityAddons.encryptionAtRest': 'encryption_at_rest',
+  db_acl_enabled: 'acl',
 };
 
 const SETTINGS = {
   feature: gauge(
     'upstash_redis_feature_enabled',
-    `Whether a setting of the database is on (1) or off (0), by feature: tls, eviction, daily_backup, consistent, auto_upgrade, prod_pack, native_prometheus; only those the listing gives. ${POLLED_MANAGEMENT}`,
+    `Whether a setting of the database is on (1) or off (0), by feature: tls, eviction, daily_backup, consistent, auto_upgrade, prod_pack, native_prometheus, ip_allowlist, vpc_peering, private_link, mtls, encryption_at_rest, acl; only those the listing gives. ${POLLED_MANAGEMENT}`,
   ),
   replicas: gauge('upstash_redis_replicas', `Replica factor of the database (count). ${POLLED_MANAGEMENT}`),
   readRegions: gauge(

@@ -1,11 +1,13 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import type { SourceName } from '../vocabulary.js';
+import { auditLogs } from './audit-logs.js';
 import { databases } from './databases.js';
 import { dlq, workflowDlq } from './dlq.js';
 import { flowControl } from './flow-control.js';
 import { globalParallelism } from './global-parallelism.js';
 import { searchIndexes, vectorIndexes } from './index-listing.js';
 import { searchStats, vectorStats } from './index-stats.js';
+import { qstashEgressIps } from './qstash-egress-ips.js';
 import { qstashLogs } from './qstash-logs.js';
 import { qstashStats } from './qstash-stats.js';
 import { qstashUsers } from './qstash-users.js';
@@ -13,6 +15,7 @@ import { queues } from './queues.js';
 import { redisBackups } from './redis-backups.js';
 import { redisStats } from './redis-stats.js';
 import { schedules } from './schedules.js';
+import { teams } from './teams.js';
 import type { SourceKind } from './source.js';
 import { urlGroups } from './url-groups.js';
 import { workflowRuns } from './workflow-runs.js';
@@ -40,6 +43,9 @@ export const SOURCE_KINDS = [
   workflowDlq,
   qstashLogs,
   workflowRuns,
+  auditLogs,
+  teams,
+  qstashEgressIps,
 ] as const;
 
 /**

@@ -210,14 +210,22 @@ export class UpstashClient {
       const declared = Number(header(headers['content-length']));
       if (declared > this.#maxBodyBytes) {
         discard(body);
-        throw new InvalidResponseError('GET', url, `body larger than ${this.#maxBodyBytes} bytes`);
+        throw new InvalidResponseError(
+          'GET',
+          url,
+          `body larger than ${this.#maxBodyBytes} bytes (http.max_response_size)`,
+        );
       }
       let text: string;
       try {
         text = await readCapped(body, this.#maxBodyBytes);
       } catch (error) {
         if (error instanceof BodyTooLarge) {
-          throw new InvalidResponseError('GET', url, `body larger than ${this.#maxBodyBytes} bytes`);
+          throw new InvalidResponseError(
+            'GET',
+            url,
+            `body larger than ${this.#maxBodyBytes} bytes (http.max_response_size)`,
+          );
         }
         throw failed(error);
       }

@@ -34,7 +34,21 @@ export interface Database {
   readonly readRegions: number | undefined;
 }
 
-/** On/off settings of a listed database, in the order they are exported (boolean, or "true"/"false"). */
+/** The switches of a listed database's `securityAddons` object (the OpenAPI `Database`). */
+const SECURITY_ADDON_FIELDS = [
+  'ipWhitelisting',
+  'vpcPeering',
+  'privateLink',
+  'tlsMutualAuth',
+  'encryptionAtRest',
+] as const;
+type SecurityAddonField = (typeof SECURITY_ADDON_FIELDS)[number];
+
+/**
+ * On/off settings of a listed database, in the order they are exported (boolean, or "true"/"false").
+ * Those of `securityAddons` are named by their path (`securityAddons.vpcPeering`): see
+ * {@link liftSecurityAddons}.
+ */
 export const DATABASE_FEATURE_FIELDS = [
   'tls',
   'eviction',
@@ -43,6 +57,8 @@ export const DATABASE_FEATURE_FIELDS = [
   'auto_upgrade',
   'prod_pack_enabled',
   'prometheus_enabled',
+  ...SECURITY_ADDON_FIELDS.map((field) => `securityAddons.${field}` as const),
+  'db_acl_enabled',
 ] as const;
 export type DatabaseFeatureField = (typeof DATABASE_FEATURE_FIELDS)[number];
 
@@ -59,9 +75,25 @@ export const DATABASE_LIMIT_FIELDS = [
 ] as const;
 export type DatabaseLimitField = (typeof DATABASE_LIMIT_FIELDS)[number];
 
-// z.object strips unknown keys, so `password`, `rest_token`, `read_only_rest_token` and every other
-// field we do not name here never reach the parsed object (nor, through it, any log or series).
-const database = z.object({
+/**
+ * `securityAddons` is the one nested object the listing's entry is read from: its switches are lifted
+ * to top-level keys named by their path, so that the one tolerance rule of every optional field (a
+ * value of the wrong type is absent alone, and named) applies to them as it does to `tls`.
+ */
+function liftSecurityAddons(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !('securityAddons' in value)) return value;
+  const addons = value.securityAddons;
+  if (typeof addons !== 'object' || addons === null || Array.isArray(addons)) return value;
+  const lifted: Record<string, unknown> = { ...value };
+  for (const field of SECURITY_ADDON_FIELDS)
+    lifted[`securityAddons.${field}`] = (addons as Partial<Record<SecurityAddonField, unknown>>)[field];
+  return lifted;
+}
+
+// z.object strips unknown keys, so `password`, `rest_token`, `read_only_rest_token`, `customer_id`
+// (an e-mail) and every other field we do not name here never reach the parsed object (nor, through
+// it, any log or series).
+const databaseFields = z.object({
   database_id: z.string().min(1),
   database_name: z.string(),
   type: optionalText,
@@ -73,7 +105,10 @@ const database = z.object({
   read_regions: optional(z.array(z.unknown())),
   ...optionalNumbers(DATABASE_LIMIT_FIELDS),
   ...optionalFlags(DATABASE_FEATURE_FIELDS),
+  // Read only to say so when it is not an object (a rejected field): its switches are lifted above.
+  securityAddons: optional(z.object({})),
 });
+const database = z.preprocess(liftSecurityAddons, databaseFields);
 
 /**
  * Parses a database listing body (a JSON array of databases). An entry without a string

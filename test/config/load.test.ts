@@ -17,6 +17,7 @@ const DEFAULT_LIMITS = {
   maxSchedules: 1000,
   maxIndexes: 1000,
   maxDlqPages: 10,
+  maxTeams: 50,
   maxEventPages: 10,
   maxEventSeries: 500,
 };
@@ -63,7 +64,7 @@ const lines = (error: ConfigError): string[] =>
   error.problems.map((p) => (p.path === '' ? p.message : `${p.path}: ${p.message}`));
 
 const MINIMAL = 'qstash:\n  - name: eu\n    token: t0ken\n';
-/** A management entry's sources by default: all nine, written out here as users read them. */
+/** A management entry's sources by default: all twelve, written out here as users read them. */
 const ALL_MANAGEMENT_SOURCES = [
   'databases',
   'redis_stats',
@@ -74,6 +75,9 @@ const ALL_MANAGEMENT_SOURCES = [
   'vector_stats',
   'search_indexes',
   'search_stats',
+  'audit_logs',
+  'teams',
+  'qstash_egress_ips',
 ];
 /** A QStash entry's sources by default: all of section 6 and the two DLQs, in this order. */
 const ALL_QSTASH_SOURCES = [
@@ -398,6 +402,7 @@ management:
       maxSchedules: 40,
       maxIndexes: 1000,
       maxDlqPages: 25,
+      maxTeams: 50,
       maxEventPages: 3,
       maxEventSeries: 70,
     });
@@ -633,6 +638,7 @@ management:
       'limits.max_indexes',
       'limits.max_queues',
       'limits.max_schedules',
+      'limits.max_teams',
       'limits.max_url_groups',
       'sharding.shard',
       'sharding.total',
@@ -756,7 +762,7 @@ management:
     ).toEqual(['qstash[0].sources: lists a source twice']);
   });
 
-  test('management sources: all nine by default; QStash alone needs no databases', () => {
+  test('management sources: all twelve by default; QStash alone needs no databases', () => {
     const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
     expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual(ALL_MANAGEMENT_SOURCES);
     const qstashOnly = fromYaml(`${base}    sources: [qstash_users, qstash_stats]\n`).management[0]!;
@@ -797,6 +803,28 @@ management:
     expect(lines(configError(() => fromYaml(`limits:\n  max_indexes: 0\n${base}`)))).toEqual([
       'limits.max_indexes: must be at least 1',
     ]);
+  });
+
+  test('audit_interval (5m by default) follows the rules of interval; limits.max_teams is from 1 to 1000, max_event_series from 1 to 10000', () => {
+    const base =
+      'management:\n  - name: m\n    email: e@x\n    api_key: k\n    url: http://127.0.0.1:1/upstash/\n';
+    const entry = fromYaml(base).management[0]!;
+    expect(entry.ownSchedules.audit.intervalMs).toBe(300_000);
+    // A base URL with a path keeps it, without its trailing slash: /auditlogs and /v2/teams join it.
+    expect(entry.url).toBe('http://127.0.0.1:1/upstash');
+    expect(fromYaml(`${base}    audit_interval: 1h\n`).management[0]!.ownSchedules.audit.intervalMs).toBe(
+      3_600_000,
+    );
+    expect(lines(configError(() => fromYaml(`${base}    audit_interval: 7m\n`)))[0]).toMatch(
+      /^management\[0\]\.audit_interval: must be an interval cron can express evenly/,
+    );
+    expect(fromYaml(`limits:\n  max_teams: 1000\n  max_event_series: 10000\n${base}`).limits).toMatchObject({
+      maxTeams: 1000,
+      maxEventSeries: 10_000,
+    });
+    expect(
+      lines(configError(() => fromYaml(`limits:\n  max_teams: 1001\n  max_event_series: 0\n${base}`))),
+    ).toEqual(['limits.max_teams: must be at most 1000', 'limits.max_event_series: must be at least 1']);
   });
 
   test('dlq_interval follows the rules of interval; limits.max_dlq_pages is from 1 to 100', () => {
@@ -1235,7 +1263,7 @@ describe('management discovery, filters, sources and the command cap', () => {
   const entry = (extra: string): string =>
     `management:\n  - name: m\n    email: e@x\n    api_key: k\n${extra}`;
 
-  test('without databases: discovery, with include/exclude and all nine sources by default', () => {
+  test('without databases: discovery, with include/exclude and all twelve sources by default', () => {
     const config = fromYaml(
       `limits:\n  max_commands_per_database: 7\n${entry('    include: ["prod-.*"]\n    exclude: [".*-scratch"]\n')}`,
     );
@@ -1284,7 +1312,7 @@ describe('management discovery, filters, sources and the command cap', () => {
     expect(config.management[0]).toMatchObject({ databases: ['d'], sources: ['redis_stats'] });
     const error = configError(() => fromYaml(entry('    sources: [databases, queues]\n')));
     expect(lines(error)).toEqual([
-      'management[0].sources[1]: must be one of databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats',
+      'management[0].sources[1]: must be one of databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, audit_logs, teams, qstash_egress_ips',
     ]);
   });
 

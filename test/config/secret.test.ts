@@ -76,9 +76,13 @@ management:
     expect(summary).toContain('web_config_file: /etc/ux/web.yml');
     expect(summary).toMatch(/^qstash eu: https:\/\/qstash-eu\.example\.com, token <redacted>, .*every 30s/m);
     expect(summary).toMatch(
-      /^management main: .*email <redacted>, api_key <redacted>, sources databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, databases db-1, db-2/m,
+      /^management main: .*email <redacted>, api_key <redacted>, sources databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, audit_logs, teams, qstash_egress_ips, databases db-1, db-2/m,
     );
     expect(summary).toContain('schedule "0 */5 * * * *" (every 300s), redis_backups every 3600s');
+    // audit_interval (5m by default) and what each of its polls costs (contract 10.5).
+    expect(summary).toContain(
+      ', audit_logs every 300s (1 request), teams every 300s (1 request and 1 per team, at most 51), qstash_egress_ips every 300s (1 request)',
+    );
     expect(summary).toContain('max_indexes 1000');
     // The DLQ sources, on by default, and when they run.
     expect(summary).toMatch(

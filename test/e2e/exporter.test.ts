@@ -35,7 +35,8 @@ function normalise(body: string): string {
     .map((line) =>
       line
         .replace(
-          /^(upstash_exporter_(last_success_timestamp|poll_duration)_seconds\{[^}]*\}) .*$/,
+          // (The audit log's watermark is the second the exporter started.)
+          /^((?:upstash_exporter_(?:last_success_timestamp|poll_duration)|upstash_audit_log_watermark_timestamp)_seconds\{[^}]*\}) .*$/,
           '$1 <varies>',
         )
         // W starts at the exporter's start (the frozen simulator's events are all before it).
@@ -67,6 +68,16 @@ describe('the built exporter against the simulator', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ frozen: true, now: () => FROZEN_NOW });
+    // The frozen audit log is history (before the exporter starts): one event dated after any start
+    // (1 January 2100) is counted, so that the golden file shows upstash_audit_events_total.
+    sim.setAuditLog([
+      {
+        log_id: 'golden-1',
+        timestamp: 4_102_444_800,
+        action_string: 'Delete Database',
+        source: 'API_KEY - ci',
+      },
+    ]);
     // Polled once, at start-up (the schedule fires on 1 January only), so counters are exact.
     const config = writeConfig(`
 log_level: debug

@@ -45,9 +45,18 @@ management:
 `);
 }
 
-/** The data series of an exposition (not the exporter's own), as `name{labels} value` lines. */
+/**
+ * The data series of an exposition (not the exporter's own), as `name{labels} value` lines. An event
+ * source's watermark starts at its process's start (contract 10.1), which differs from process to
+ * process: its series is compared without its value.
+ */
 function dataLines(text: string): string[] {
-  return text.split('\n').filter((line) => /^upstash_(qstash|redis)_/.test(line));
+  return text
+    .split('\n')
+    .filter((line) => /^upstash_(qstash|redis|workflow|audit|team)_/.test(line))
+    .map((line) =>
+      /^upstash_\w+_watermark_timestamp_seconds\{/.test(line) ? line.slice(0, line.lastIndexOf(' ')) : line,
+    );
 }
 
 /** Health series label sets (`upstash_up`), without values. */

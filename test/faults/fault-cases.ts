@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import {
   DEMO_QSTASH_INSTANCES,
   DEMO_SEARCH_INDEXES,
+  DEMO_TEAMS,
   DEMO_VECTOR_INDEXES,
   type Fault,
 } from '../../src/demo/simulator.js';
@@ -103,6 +104,23 @@ export const SOURCES: readonly SourceCase[] = [
     labels: { source: 'redis_backups', account: 'main', database_id: id },
     data: { name: 'upstash_redis_backups', labels: { account: 'main', database_id: id, state: 'completed' } },
   })),
+  // The account's safety (contract 10.4): the audit log, the teams (listing, then each team's
+  // members: the listing meets the fault first) and QStash's egress ranges.
+  {
+    labels: { source: 'audit_logs', account: 'main', database_id: '', qstash_id: '', index_id: '' },
+    data: { name: 'upstash_audit_log_scan_complete', labels: { account: 'main', state: 'all' } },
+  },
+  {
+    labels: { source: 'teams', account: 'main', database_id: '', qstash_id: '', index_id: '' },
+    data: {
+      name: 'upstash_team_members',
+      labels: { account: 'main', team_id: DEMO_TEAMS[0]!.id, role: 'owner' },
+    },
+  },
+  {
+    labels: { source: 'qstash_egress_ips', account: 'main', database_id: '', qstash_id: '', index_id: '' },
+    data: { name: 'upstash_qstash_egress_ip_ranges', labels: { account: 'main' } },
+  },
   ...(['vector', 'search'] as const).flatMap((product) => [
     {
       labels: { source: `${product}_indexes`, account: 'main', database_id: '', qstash_id: '', index_id: '' },

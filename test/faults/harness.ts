@@ -113,7 +113,7 @@ export interface HarnessOptions {
   /** The qstash entry's `workflow_lookback` (ms); default 1h. The event sources run on the DLQ schedule. */
   readonly workflowLookbackMs?: number;
   /** The management entry's own schedules (`backups_interval`); default each the entry's interval. */
-  readonly managementSchedules?: ManagementAccount['ownSchedules'];
+  readonly managementSchedules?: Partial<ManagementAccount['ownSchedules']>;
 }
 
 /** Builds the Config object the exporter runs on, pointing at `url`. */
@@ -162,7 +162,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
         exclude: options.exclude ?? [],
         schedule,
         sources: options.managementSources ?? ['databases', 'redis_stats'],
-        ownSchedules: options.managementSchedules ?? { backups: schedule },
+        ownSchedules: { backups: schedule, audit: schedule, ...options.managementSchedules },
       },
     ],
     origin: 'test',

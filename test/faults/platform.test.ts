@@ -301,6 +301,14 @@ describe('Redis backups and settings', () => {
     expect(feature(unprotected, 'daily_backup')).toBe(0);
     // prometheus_enabled arrives as the string "false".
     expect(feature(unprotected, 'native_prometheus')).toBe(0);
+    // Contract 10.4: securityAddons and the ACL, from the same listing (no request of their own).
+    expect(feature(safe, 'ip_allowlist')).toBe(1);
+    expect(feature(safe, 'mtls')).toBe(1);
+    expect(feature(safe, 'encryption_at_rest')).toBe(1);
+    expect(feature(safe, 'acl')).toBe(1);
+    expect(feature(safe, 'vpc_peering')).toBe(0);
+    for (const name of ['ip_allowlist', 'vpc_peering', 'private_link', 'mtls', 'encryption_at_rest', 'acl'])
+      expect(feature(unprotected, name)).toBe(0);
     expect(valueOf(samples, 'upstash_redis_replicas', { database_id: safe })).toBe(3);
     expect(valueOf(samples, 'upstash_redis_read_regions', { database_id: safe })).toBe(2);
     expect(valueOf(samples, 'upstash_redis_read_regions', { database_id: unprotected })).toBe(0);

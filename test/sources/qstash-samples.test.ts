@@ -257,6 +257,7 @@ describe('DlqTally', () => {
     maxSchedules: 10,
     maxIndexes: 10,
     maxDlqPages: 10,
+    maxTeams: 50,
     maxEventPages: 10,
     maxEventSeries: 10,
   };

@@ -25,6 +25,7 @@ const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 })
     maxSchedules: 10,
     maxIndexes: 10,
     maxDlqPages: 10,
+    maxTeams: 50,
     maxEventPages: 10,
     maxEventSeries: 10,
   },

@@ -35,7 +35,8 @@ const BODY = `[{
   "primary_region": "us-east-1",
   "primary_members": ["us-east-1"],
   "all_members": ["us-east-1"],
-  "securityAddons": {"ipWhitelisting": false},
+  "securityAddons": {"ipWhitelisting": false, "vpcPeering": true, "privateLink": false, "tlsMutualAuth": "true", "encryptionAtRest": true, "unknownAddon": true},
+  "db_acl_enabled": "false",
   "customer_id": "example@upstash.com",
   "eviction": false,
   "daily_backup_enabled": true,
@@ -55,13 +56,19 @@ const BODY = `[{
   "tls": "yes",
   "prometheus_enabled": "false",
   "replicas": "5",
-  "read_regions": null
+  "read_regions": null,
+  "securityAddons": {"ipWhitelisting": "on", "privateLink": null},
+  "db_acl_enabled": "true"
+}, {
+  "database_id": "db-3",
+  "database_name": "odd-addons",
+  "securityAddons": "none"
 }]`;
 
 describe('parseDatabases', () => {
   test('a realistic listing: the fields we export, numbers beyond 2^53 as the float they parse to', async () => {
     const { entries, rejected } = await parseDatabases(JSON.parse(BODY));
-    const [first, second] = entries;
+    const [first, second, third] = entries;
     expect(first).toEqual({
       id: '96ad0856-03b1-4ee7-9666-e81abd0349e1',
       name: 'MyRedis',
@@ -89,6 +96,13 @@ describe('parseDatabases', () => {
         auto_upgrade: false,
         prod_pack_enabled: false,
         prometheus_enabled: true,
+        // Contract 10.4: the switches of securityAddons, and the ACL's "true"/"false".
+        'securityAddons.ipWhitelisting': false,
+        'securityAddons.vpcPeering': true,
+        'securityAddons.privateLink': false,
+        'securityAddons.tlsMutualAuth': true,
+        'securityAddons.encryptionAtRest': true,
+        db_acl_enabled: false,
       },
       replicas: 5,
       readRegions: 2,
@@ -104,13 +118,22 @@ describe('parseDatabases', () => {
       creationTime: undefined,
       limits: {},
       // A setting that is neither a boolean nor "true"/"false" is left out alone, as a wrong count is.
-      features: { prometheus_enabled: false },
+      // (A switch of securityAddons that is null is absent; one of the wrong type is absent and named.)
+      features: { prometheus_enabled: false, db_acl_enabled: true },
       replicas: undefined,
       readRegions: undefined,
     });
     // …and named, as every listing's optional field of the wrong type is (a null one is just absent).
     // The second entry's replicas, limit and TLS switch, each of the wrong type, in the order read.
-    expect(rejected).toEqual(['replicas', 'db_max_clients', 'tls']);
+    // The third's securityAddons is not an object: rejected as a whole, the entry kept.
+    expect(third?.features).toEqual({});
+    expect(rejected).toEqual([
+      'replicas',
+      'db_max_clients',
+      'tls',
+      'securityAddons.ipWhitelisting',
+      'securityAddons',
+    ]);
   });
 
   test('no credential of the listing is kept', async () => {

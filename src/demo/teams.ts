@@ -1,0 +1,73 @@
+import { DEMO_MEMBER_EMAILS } from './account-safety.js';
+import { listingBody, PerIdBodies } from './bodies.js';
+import { defineEndpoint } from './endpoint.js';
+import { matchPath } from './paths.js';
+
+/** A team of the simulated account, and its members' roles at time t (ms since the simulator started). */
+export interface DemoTeam {
+  readonly id: string;
+  readonly name: string;
+  /** The role of each member at time t, in the order of {@link DEMO_MEMBER_EMAILS} given to them. */
+  readonly members: (sinceStart: number) => readonly { readonly email: string; readonly role: string }[];
+}
+
+/** How often the platform team's second admin comes and goes (clock ms). */
+export const TEAM_CHANGE_MS = 60_000;
+
+const [ownerPlatform, adminOne, adminTwo, devOne, devTwo, financeOne, ownerData] = DEMO_MEMBER_EMAILS;
+
+/** The demo's teams: one whose admins change (a second admin every other period), one steady. */
+export const DEMO_TEAMS: readonly DemoTeam[] = [
+  {
+    id: '95849b27-40d0-4532-8695-d2028847f823',
+    name: 'platform',
+    members: (sinceStart) => [
+      { email: ownerPlatform, role: 'owner' },
+      { email: adminOne, role: 'admin' },
+      ...(Math.floor(sinceStart / TEAM_CHANGE_MS) % 2 === 1 ? [{ email: adminTwo, role: 'admin' }] : []),
+      { email: devOne, role: 'dev' },
+      { email: devTwo, role: 'dev' },
+      { email: financeOne, role: 'finance' },
+    ],
+  },
+  {
+    id: '3423cb72-e50d-43ec-a9c0-f0f359941223',
+    name: 'data',
+    members: () => [
+      { email: ownerData, role: 'owner' },
+      { email: devTwo, role: 'dev' },
+    ],
+  },
+];
+
+/** Management API `GET /v2/teams`: every team of the account (OpenAPI `Team`). */
+export const teamsEndpoint = defineEndpoint({
+  name: 'teams',
+  credential: 'basic',
+  match: matchPath('/v2/teams'),
+  oversizeFrame: ['[{"team_id":"x","team_name":"', '"}]'],
+  create: (ctx) =>
+    listingBody(ctx, ctx.registries.teams, (team) => ({
+      team_id: team.id,
+      team_name: team.name,
+      copy_cc: true,
+    })),
+});
+
+/** Management API `GET /v2/teams/{team_id}`: the members of one team (OpenAPI `TeamMember`, e-mails and all). */
+export const teamMembersEndpoint = defineEndpoint({
+  name: 'team_members',
+  credential: 'basic',
+  match: matchPath('/v2/teams/{id}'),
+  oversizeFrame: ['[{"member_role":"dev","member_email":"', '"}]'],
+  create: (ctx) =>
+    new PerIdBodies(ctx, ctx.registries.teams, 'team not found', (team, t) =>
+      team.members(t - ctx.origin).map(({ email, role }) => ({
+        team_id: team.id,
+        team_name: team.name,
+        member_email: email,
+        member_role: role,
+        copy_cc: true,
+      })),
+    ),
+});

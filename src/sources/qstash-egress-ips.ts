@@ -1,0 +1,44 @@
+import { gauge } from '../metrics/catalogue.js';
+import { sample, type Sample } from '../metrics/sample.js';
+import { fetchQstashEgressIps } from '../upstash/qstash-egress-ips.js';
+import { POLLED_AUDIT } from './audit-logs.js';
+import type { SourceKind } from './source.js';
+
+/** Ranges exported one by one at most (contract 10.4); the count says them all. */
+export const MAX_EGRESS_RANGES = 100;
+
+const METRICS = {
+  ranges: gauge(
+    'upstash_qstash_egress_ip_ranges',
+    `Address ranges QStash sends its requests from (count). ${POLLED_AUDIT}`,
+  ),
+  info: gauge(
+    'upstash_qstash_egress_ip_range_info',
+    `An address range QStash sends its requests from, by cidr (always 1; at most ${MAX_EGRESS_RANGES}, the first in address order as text). A change breaks firewall allowlists. ${POLLED_AUDIT}`,
+  ),
+};
+
+/** The samples of QStash's outgoing ranges: how many, and one info series per range up to the cap. */
+export function egressSamples(account: string, ranges: readonly string[]): Sample[] {
+  const labels = [['account', account]] as const;
+  const shown = [...ranges].sort().slice(0, MAX_EGRESS_RANGES);
+  return [
+    sample(METRICS.ranges, labels, ranges.length),
+    ...shown.map((cidr) => sample(METRICS.info, [...labels, ['cidr', cidr]], 1)),
+  ];
+}
+
+/** QStash's outgoing IPv4 ranges, on `audit_interval` (contract 10.4), with the entry's credentials. */
+export const qstashEgressIps: SourceKind<'qstash_egress_ips'> = {
+  name: 'qstash_egress_ips',
+  api: 'management',
+  per: 'account',
+  metrics: Object.values(METRICS),
+  async poll({ client, account, signal, deadline }) {
+    const ranges = await fetchQstashEgressIps(client, { ...account, signal, deadline });
+    return {
+      samples: egressSamples(account.name, ranges),
+      labelValuesDropped: Math.max(0, ranges.length - MAX_EGRESS_RANGES),
+    };
+  },
+};
