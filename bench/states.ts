@@ -1,14 +1,14 @@
 import { QSTASH_SOURCES } from '../src/config/types.js';
 import { DEMO_QSTASH_INSTANCES, type SimulatorOptions } from '../src/demo/simulator.js';
+import { ownScheduleOf } from '../src/vocabulary.js';
 
 /**
- * The QStash sources the benchmarks poll: every one but the two DLQs, which page (a request per 100
- * messages) on their own `dlq_interval` and would blur the one-request-per-poll figures; their
- * paging is tested on its own (test/upstash/dlq.test.ts).
+ * The QStash sources the benchmarks poll: every one on the entry's interval. Those on a schedule of
+ * their own (the two DLQs, the event sources) page (a request per state and page) and would blur the
+ * one-request-per-poll figures; their paging is tested on its own (test/upstash/dlq.test.ts,
+ * test/upstash/pager.test.ts, test/sources/event-sources.test.ts).
  */
-export const BENCH_QSTASH_SOURCES = QSTASH_SOURCES.filter(
-  (name) => name !== 'dlq' && name !== 'workflow_dlq',
-);
+export const BENCH_QSTASH_SOURCES = QSTASH_SOURCES.filter((name) => ownScheduleOf(name) === undefined);
 
 /** A simulated Upstash account set, in the units the issue speaks of. */
 export interface State {
