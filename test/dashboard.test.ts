@@ -110,7 +110,7 @@ describe('grafana/dashboards/upstash.json', () => {
     expect(regex.exec(line)?.groups).toEqual({ value: 'db-1', text: 'cache-prod' });
   });
 
-  it('has the overview, QStash, per-database Redis and all-databases rows', () => {
+  it('has the overview, QStash, delivery, workflow, per-database Redis, all-databases and account-safety rows', () => {
     const rows = dashboard.panels.filter((p) => p.type === 'row');
     expect(rows.map((r) => r.title)).toEqual([
       'Overview',
@@ -118,10 +118,13 @@ describe('grafana/dashboards/upstash.json', () => {
       'QStash queues and schedules',
       'QStash limits',
       'QStash delivery',
+      'Where deliveries fail',
+      'Workflows',
       'Redis ${database_id:text}',
       'Redis databases',
+      'Account safety',
     ]);
-    expect(rows[5]?.repeat).toBe('database_id');
+    expect(rows[7]?.repeat).toBe('database_id');
   });
 
   it('shows the backups and settings of the databases (contract 9.1 and 9.3)', () => {

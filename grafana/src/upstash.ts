@@ -2,6 +2,7 @@
 import * as common from '@grafana/grafana-foundation-sdk/common';
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import type { Spec } from './dashboard.js';
+import { deliveries, safety, workflows } from './v04-rows.js';
 import { bars, graph, merged, q, rowsOf, stats } from './panels.js';
 import {
   DATABASE,
@@ -442,6 +443,8 @@ export const upstash: Spec = {
         }),
       ],
     },
+    deliveries,
+    workflows,
     {
       title: 'Redis ${database_id:text}',
       repeat: 'database_id',
@@ -733,5 +736,6 @@ export const upstash: Spec = {
         }),
       ],
     },
+    safety,
   ],
 };

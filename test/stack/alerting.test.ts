@@ -39,10 +39,11 @@ const ACCOUNT = 'stack';
 const GROWING_KEY = 'stack-test-growing';
 const FAST_FOR = '2s';
 /**
- * Sources polled: the seven QStash ones (the two DLQs included), the databases listing, redis_stats
- * and redis_backups per database, qstash_users and one instance's qstash_stats.
+ * Sources polled: the nine QStash ones (the two DLQs and the two event sources included), the
+ * databases listing, redis_stats and redis_backups per database, qstash_users and one instance's
+ * qstash_stats, and the account's safety (audit_logs, teams, qstash_egress_ips).
  */
-const SOURCES = 7 + 1 + 2 * DEMO_DATABASES.length + 2;
+const SOURCES = 9 + 1 + 2 * DEMO_DATABASES.length + 2 + 3;
 const FAILING_SCHEDULE = 'scd_stack-test-failing';
 
 /** A schedule as QStash lists it, running every minute; `failed` makes its last run end in FAIL. */
@@ -338,8 +339,10 @@ beforeAll(async () => {
         url: sim().url,
         token: DEMO_QSTASH_TOKEN,
         schedule: '* * * * * *',
-        // The DLQs too, not on their 5m default: a fault must reach every source within seconds.
+        // The DLQs and the event sources too, not on their 5m and 1m defaults: a fault must reach every
+        // source within seconds, and the dashboard's rates need events in their window.
         dlq_interval: '1s',
+        events_interval: '1s',
       },
     ],
     management: [
@@ -351,8 +354,18 @@ beforeAll(async () => {
         databases: [...DEMO_DATABASES],
         schedule: '* * * * * *',
         // Section 6's sources and the backups: the demo's indexes sit near their limits on purpose.
-        sources: ['databases', 'redis_stats', 'redis_backups', 'qstash_users', 'qstash_stats'],
+        sources: [
+          'databases',
+          'redis_stats',
+          'redis_backups',
+          'qstash_users',
+          'qstash_stats',
+          'audit_logs',
+          'teams',
+          'qstash_egress_ips',
+        ],
         backups_interval: '1s',
+        audit_interval: '1s',
       },
     ],
   };

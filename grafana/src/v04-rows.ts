@@ -1,0 +1,175 @@
+// The rows of contract 10.5: where deliveries fail and the workflows (after the 'QStash delivery' row of
+// upstash.ts), and the account's safety (at its end).
+import type { Row } from './panels.js';
+import { bars, graph, q, rowsOf, stats } from './panels.js';
+import { DATABASE, named, rate, sel } from './promql.js';
+
+const perSecond = (by: string, metric: string) => `sum by (account, ${by}) (${rate(sel(metric))})`;
+
+export const deliveries: Row = {
+  title: 'Where deliveries fail',
+  panels: [
+    graph({
+      title: 'Delivery errors by destination and code',
+      description:
+        "Failed delivery attempts per second (upstash_qstash_delivery_errors_total: ERROR events of qstash_logs), by destination (the URL's origin) and response code (empty when none came, e.g. a timeout). UpstashQStashDestinationFailing fires on them.",
+      unit: 'ops',
+      size: [12, 8],
+      queries: [
+        q(
+          perSecond('destination, code', 'upstash_qstash_delivery_errors_total'),
+          '{{account}} {{destination}} {{code}}',
+        ),
+      ],
+    }),
+    graph({
+      title: 'Failed deliveries by queue, URL group and schedule',
+      description:
+        'Messages that exhausted their retries, per second (upstash_qstash_deliveries_failed_total: FAILED events). UpstashQStashDeliveriesFailed fires on any.',
+      unit: 'ops',
+      size: [12, 8],
+      queries: [
+        q(
+          perSecond('destination, queue, url_group, schedule_id', 'upstash_qstash_deliveries_failed_total'),
+          '{{account}} {{destination}} {{queue}}{{url_group}}{{schedule_id}}',
+        ),
+      ],
+    }),
+    bars({
+      title: 'Top destinations by delivery errors',
+      description: 'The ten destinations with the most failed delivery attempts per second now.',
+      unit: 'ops',
+      size: [12, 8],
+      queries: [
+        q(
+          `topk(10, ${perSecond('destination', 'upstash_qstash_delivery_errors_total')})`,
+          '{{account}} {{destination}}',
+        ),
+      ],
+    }),
+    graph({
+      title: 'Event logs not read',
+      description:
+        'Seconds of the event logs per second that a poll did not read because of limits.max_event_pages (…_unread_seconds_total); UpstashEventsUnread fires while it grows.',
+      unit: 'percentunit',
+      size: [12, 8],
+      queries: [
+        q(
+          perSecond('state', 'upstash_qstash_logs_unread_seconds_total'),
+          '{{account}} qstash_logs {{state}}',
+        ),
+        q(
+          perSecond('state', 'upstash_workflow_runs_unread_seconds_total'),
+          '{{account}} workflow_runs {{state}}',
+        ),
+        q(perSecond('state', 'upstash_audit_log_unread_seconds_total'), '{{account}} audit_logs'),
+      ],
+    }),
+  ],
+};
+
+const quantile = (phi: number) =>
+  `histogram_quantile(${phi}, sum by (account, workflow, le) (${rate(sel('upstash_workflow_run_duration_seconds_bucket'))}))`;
+
+export const workflows: Row = {
+  title: 'Workflows',
+  panels: [
+    graph({
+      title: 'Workflow runs finished by outcome',
+      description: 'Runs finished per second, by workflow and state (upstash_workflow_runs_finished_total).',
+      unit: 'ops',
+      size: [8, 8],
+      queries: [
+        q(
+          perSecond('workflow, state', 'upstash_workflow_runs_finished_total'),
+          '{{account}} {{workflow}} {{state}}',
+        ),
+      ],
+    }),
+    graph({
+      title: 'Workflow run duration',
+      description:
+        'Median, 90th and 99th percentile of the runs finished, from upstash_workflow_run_duration_seconds.',
+      unit: 's',
+      size: [8, 8],
+      queries: [0.5, 0.9, 0.99].map((phi) => q(quantile(phi), `{{account}} {{workflow}} p${phi * 100}`)),
+    }),
+    stats({
+      title: 'Runs in progress',
+      description: 'Runs started and not finished, by workflow (upstash_workflow_runs_in_progress).',
+      unit: 'short',
+      size: [4, 8],
+      queries: [q(sel('upstash_workflow_runs_in_progress'), '{{account}} {{workflow}}')],
+    }),
+    graph({
+      title: 'Oldest run in progress',
+      description:
+        'How long the oldest run in progress has run (upstash_workflow_oldest_run_start_timestamp_seconds); UpstashWorkflowRunStuck fires above 1 h.',
+      unit: 's',
+      size: [4, 8],
+      queries: [
+        q(
+          `time() - ${sel('upstash_workflow_oldest_run_start_timestamp_seconds')}`,
+          '{{account}} {{workflow}}',
+        ),
+      ],
+    }),
+  ],
+};
+
+export const safety: Row = {
+  title: 'Account safety',
+  panels: [
+    graph({
+      title: 'Audit events by action',
+      description: 'Audit-log events per second by action and by how they came (upstash_audit_events_total).',
+      unit: 'ops',
+      size: [12, 8],
+      queries: [
+        q(perSecond('action, via', 'upstash_audit_events_total'), '{{account}} {{action}} via {{via}}'),
+      ],
+    }),
+    rowsOf({
+      title: 'Network restrictions',
+      description:
+        'Per database, whether an IP allowlist, VPC peering or Private Link is on (upstash_redis_feature_enabled); UpstashRedisNoNetworkRestriction says when none is.',
+      unit: 'short',
+      size: [12, 8],
+      sortBy: 'database_name',
+      transformations: [
+        {
+          id: 'groupingToMatrix',
+          options: { columnField: 'feature', rowField: 'database_name', valueField: 'Value' },
+        },
+      ],
+      queries: [
+        q(
+          named(
+            sel('upstash_redis_feature_enabled', 'feature=~"ip_allowlist|vpc_peering|private_link"'),
+            DATABASE,
+            'database_name=~"$database"',
+          ),
+        ),
+      ],
+    }),
+    bars({
+      title: 'Team members by role',
+      description:
+        'Members of each team by role (upstash_team_members); UpstashTeamAdminsChanged says when owners or admins change.',
+      unit: 'short',
+      size: [12, 8],
+      queries: [q(sel('upstash_team_members'), '{{account}} {{team_name}} {{role}}')],
+    }),
+    stats({
+      title: 'QStash egress IP ranges',
+      description:
+        'How many address ranges QStash sends its requests from (upstash_qstash_egress_ip_ranges), and each range (upstash_qstash_egress_ip_range_info); UpstashQStashEgressIpsChanged says when one appears or goes.',
+      unit: 'short',
+      size: [12, 8],
+      queries: [
+        q(sel('upstash_qstash_egress_ip_ranges'), '{{account}} ranges'),
+        q(sel('upstash_qstash_egress_ip_range_info'), '{{account}} {{cidr}}'),
+      ],
+    }),
+  ],
+};
