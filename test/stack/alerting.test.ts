@@ -33,6 +33,7 @@ import {
   startSimulator,
 } from '../../src/demo/simulator.js';
 import type { ScheduleEntry, Simulator } from '../../src/demo/simulator.js';
+import { DEMO_TEAMS } from '../../src/demo/teams.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ACCOUNT = 'stack';
@@ -325,6 +326,14 @@ beforeAll(async () => {
   sim().setSchedules(stackSchedule('scd_stack-test-healthy', false));
   sim().setGlobalParallelism({ parallelismMax: 50, parallelismCount: 12 });
   sim().setQstashInstances([{ ...DEMO_QSTASH_INSTANCES[0]!, maxDlqSize: 100_000, dlqPerMinute: 0 }]);
+  // No delivery error, workflow run or audit event yet (the demo's failing destinations, stuck run and
+  // deletions are incidents on purpose), one steady team and steady egress ranges: the dashboard test
+  // adds the events it needs once the silence is checked.
+  sim().setQstashLogs([]);
+  sim().setWorkflowRuns([]);
+  sim().setAuditLog([]);
+  sim().setTeams(DEMO_TEAMS.filter((team) => team.name === 'data'));
+  sim().setEgressRanges(['203.0.113.0/24', '198.51.100.0/24']);
 
   // The exporter, polling every second.
   const exporterPort = await freePort();
@@ -451,42 +460,6 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     for (const s of ratio) expect(Number(s.value?.[1])).toBeGreaterThan(0.8);
   });
 
-  it('runs every dashboard query without error, and each returns data', async () => {
-    const dashboard = JSON.parse(
-      readFileSync(join(root, 'grafana', 'dashboards', 'upstash.json'), 'utf8'),
-    ) as {
-      panels: { title: string; type: string; targets?: { refId: string; expr: string }[] }[];
-      templating: { list: { name: string; type: string; query?: string | { query?: string } }[] };
-    };
-    const substitute = (expr: string): string => {
-      const out = expr
-        .replaceAll('$__rate_interval', '1m')
-        .replaceAll('$job', '.*')
-        .replaceAll('$account', '.*')
-        .replaceAll('$database_id', '.*')
-        .replaceAll('$database', '.*');
-      if (out.includes('$')) throw new Error(`unsubstituted variable in: ${expr}`);
-      return out;
-    };
-    const exprs = dashboard.panels.flatMap((p) =>
-      (p.targets ?? []).map((t) => ({ where: `panel "${p.title}" ${t.refId}`, expr: substitute(t.expr) })),
-    );
-    // Variable queries: label_values(selector, label) is a series lookup, query_result(expr) a query.
-    for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) {
-      const q = typeof v.query === 'string' ? v.query : (v.query?.query ?? '');
-      const selector = /^label_values\((.*),\s*\w+\)$/.exec(q)?.[1] ?? /^query_result\((.*)\)$/.exec(q)?.[1];
-      if (selector === undefined) throw new Error(`variable ${v.name}: unexpected query ${q}`);
-      exprs.push({ where: `variable ${v.name}`, expr: substitute(selector) });
-    }
-    expect(exprs.length).toBeGreaterThan(30);
-    const empty: string[] = [];
-    for (const { where, expr } of exprs) {
-      const result = await real.query(expr); // throws on a PromQL error
-      if (result.length === 0) empty.push(`${where}: ${expr}`);
-    }
-    expect(empty).toEqual([]);
-  });
-
   it('on 401 from Upstash: auth and source alerts go pending, and with a short `for` reach Alertmanager', async () => {
     sim().setFault('all', { kind: 'status', status: 401 });
     const sources = SOURCES;
@@ -522,6 +495,11 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
         'dlq',
         'workflow_dlq',
         'redis_backups',
+        'qstash_logs',
+        'workflow_runs',
+        'audit_logs',
+        'teams',
+        'qstash_egress_ips',
       ]),
     );
     // Nothing else fired: the exporter itself stays up and serves /metrics.
@@ -621,5 +599,91 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
       const alerts = await fast.query('ALERTS{alertname="UpstashQStashScheduleFailed"}');
       return alerts.length === 0 ? true : undefined;
     });
+  });
+
+  it('runs every dashboard query without error, and each returns data', async () => {
+    const dashboard = JSON.parse(
+      readFileSync(join(root, 'grafana', 'dashboards', 'upstash.json'), 'utf8'),
+    ) as {
+      panels: { title: string; type: string; targets?: { refId: string; expr: string }[] }[];
+      templating: { list: { name: string; type: string; query?: string | { query?: string } }[] };
+    };
+    const substitute = (expr: string): string => {
+      const out = expr
+        .replaceAll('$__rate_interval', '1m')
+        .replaceAll('$job', '.*')
+        .replaceAll('$account', '.*')
+        .replaceAll('$database_id', '.*')
+        .replaceAll('$database', '.*');
+      if (out.includes('$')) throw new Error(`unsubstituted variable in: ${expr}`);
+      return out;
+    };
+    const exprs = dashboard.panels.flatMap((p) =>
+      (p.targets ?? []).map((t) => ({ where: `panel "${p.title}" ${t.refId}`, expr: substitute(t.expr) })),
+    );
+    // Variable queries: label_values(selector, label) is a series lookup, query_result(expr) a query.
+    for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) {
+      const q = typeof v.query === 'string' ? v.query : (v.query?.query ?? '');
+      const selector = /^label_values\((.*),\s*\w+\)$/.exec(q)?.[1] ?? /^query_result\((.*)\)$/.exec(q)?.[1];
+      if (selector === undefined) throw new Error(`variable ${v.name}: unexpected query ${q}`);
+      exprs.push({ where: `variable ${v.name}`, expr: substitute(selector) });
+    }
+    expect(exprs.length).toBeGreaterThan(30);
+    // Last, as it makes incidents: the event sources count from the exporter's start, and the other
+    // cases wanted none (a FAILED delivery fires UpstashQStashDeliveriesFailed). A delivery error and a
+    // failure, a finished run and one in progress, an audit event, all from now on.
+    const now = Date.now();
+    sim().setQstashLogs([
+      {
+        time: now,
+        messageId: 'stack-1',
+        state: 'ERROR',
+        url: 'https://api.example.com/a',
+        responseStatus: 500,
+      },
+      { time: now, messageId: 'stack-2', state: 'FAILED', url: 'https://api.example.com/a', queueName: 'q' },
+    ]);
+    sim().setWorkflowRuns([
+      {
+        id: 'wfr_stack_done',
+        url: 'https://jobs.example.com/api/stack',
+        createdAt: now - 3000,
+        completedAt: now,
+        outcome: 'RUN_SUCCESS',
+      },
+      {
+        id: 'wfr_stack_running',
+        url: 'https://jobs.example.com/api/stack',
+        createdAt: now,
+        completedAt: undefined,
+        outcome: 'RUN_SUCCESS',
+      },
+    ]);
+    sim().setAuditLog([
+      {
+        log_id: 'stack-1',
+        timestamp: Math.floor(now / 1000) + 1,
+        action_string: 'Create Database',
+        source: 'API_KEY - ci',
+      },
+    ]);
+    for (const name of [
+      'upstash_qstash_delivery_errors_total',
+      'upstash_qstash_deliveries_failed_total',
+      'upstash_workflow_run_duration_seconds_bucket',
+      'upstash_workflow_oldest_run_start_timestamp_seconds',
+      'upstash_audit_events_total',
+    ])
+      await waitFor(`${name} in the real server`, 30_000, async () =>
+        (await real.query(`${name}{job="upstash"}`)).length > 0 ? true : undefined,
+      );
+    // A rate needs two samples of the new counters in its window.
+    await sleep(3000);
+    const empty: string[] = [];
+    for (const { where, expr } of exprs) {
+      const result = await real.query(expr); // throws on a PromQL error
+      if (result.length === 0) empty.push(`${where}: ${expr}`);
+    }
+    expect(empty).toEqual([]);
   });
 });
