@@ -31,7 +31,15 @@ function row(
 }
 
 const page = (rows: readonly SourceRow[], ready = true) =>
-  landingPage({ rows, now: NOW, version: '1.2.3', revision: 'c0ffee', shard: '0 of 1', ready });
+  landingPage({
+    rows,
+    now: NOW,
+    version: '1.2.3',
+    revision: 'c0ffee',
+    metricsPath: '/metrics',
+    shard: '0 of 1',
+    ready,
+  });
 
 /** The text of the page as a reader sees it: tags dropped, entities kept. */
 const text = (html: string) => html.replace(/<[^>]*>/g, '');
@@ -124,11 +132,21 @@ describe('landing page', () => {
     expect(ready).toContain('Version 1.2.3 (revision c0ffee) · shard 0 of 1');
     expect(text(page(rows, false))).toContain('Not ready: waiting for the first poll of every unit.');
     const html = page(rows);
-    for (const link of ['metrics', 'healthz', 'readyz'])
-      expect(html).toContain(`<a href="${link}">/${link}</a>`);
+    expect(html).toContain('<a href="./metrics">/metrics</a>');
+    for (const link of ['healthz', 'readyz']) expect(html).toContain(`<a href="${link}">/${link}</a>`);
     expect(html.indexOf('class="summary"')).toBeLessThan(html.indexOf('<table'));
     expect(html).not.toContain('<script');
     expect(text(page([]))).toContain('0 units: 0 up. Ready');
+  });
+
+  it('links to the metrics where --web.telemetry-path puts them, relative to the page', () => {
+    const moved = (metricsPath: string) =>
+      landingPage({ rows: [], now: NOW, version: '1.2.3', metricsPath, shard: '0 of 1', ready: true });
+    const html = moved('/prometheus/metrics');
+    expect(html).toContain('<a href="./prometheus/metrics">/prometheus/metrics</a>');
+    expect(html).not.toContain('href="metrics"');
+    // A first segment with a colon stays a path, not a scheme `a:`.
+    expect(moved('/a:b')).toContain('<a href="./a:b">/a:b</a>');
   });
 
   it('escapes every string it shows: names, IDs, account, source, error, version, revision and shard', () => {
@@ -143,6 +161,7 @@ describe('landing page', () => {
       now: NOW,
       version: hostile,
       revision: hostile,
+      metricsPath: hostile,
       shard: hostile,
       ready: true,
     });
