@@ -93,16 +93,8 @@ export type CommonSettings = Pick<
 
 function commonSettings(
   flags: FlagOverrides,
-  file: Pick<
-    Resolved,
-    | 'listenAddress'
-    | 'logLevel'
-    | 'logFormat'
-    | 'webConfigFile'
-    | 'webEnableLifecycle'
-    | 'metrics'
-    | 'sharding'
-  >,
+  // Every common setting but the telemetry path, a flag only (as node_exporter's).
+  file: Pick<Resolved, Exclude<keyof CommonSettings, 'telemetryPath'>>,
   host: string,
   problems: ConfigProblem[],
 ): CommonSettings {

@@ -14,6 +14,11 @@ export interface LandingPageInput {
   readonly version: string;
   /** The git commit built from; `unknown` when not given. */
   readonly revision?: string | undefined;
+  /**
+   * Where the metrics are served (`--web.telemetry-path`). Linked as `./path`: relative as the other
+   * links (a proxy's path prefix is kept), and a path such as `/a:b` is not read as a URL scheme.
+   */
+  readonly metricsPath: string;
   /** Which shard this is, e.g. `0 of 1`. */
   readonly shard: string;
   /** What /readyz answers. */
@@ -57,7 +62,7 @@ export function landingPage(input: LandingPageInput): string {
 </head>
 <body>
 <header><h1>Upstash exporter</h1>
-<p>Version ${escapeHtml(input.version)} (revision ${escapeHtml(input.revision ?? 'unknown')}) · shard ${escapeHtml(input.shard)} · <a href="metrics">/metrics</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a></p>
+<p>Version ${escapeHtml(input.version)} (revision ${escapeHtml(input.revision ?? 'unknown')}) · shard ${escapeHtml(input.shard)} · <a href=".${escapeHtml(input.metricsPath)}">${escapeHtml(input.metricsPath)}</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a></p>
 <p class="summary">${summary}</p>
 <p class="note">As of <time datetime="${iso(now)}">${escapeHtml(iso(now))}</time>. Reload the page to refresh it.</p></header>
 <main>

@@ -113,6 +113,7 @@ async function handle(
           now: Date.now(),
           version: options.version,
           revision: options.revision,
+          metricsPath: options.telemetryPath,
           shard: options.shard,
           readiness: options.readiness(),
         }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Target, UpstashClient } from './client.js';
-import { scanPages, type PagedList } from './pager.js';
+import type { UpstashClient } from './client.js';
+import { scanPages, type PagedList, type PagerTarget } from './pager.js';
 import { number, optional } from './tolerance.js';
 
 /**
@@ -54,8 +54,11 @@ export const DLQ_LISTS = {
 } satisfies Record<string, PagedList<typeof dlqMessage | typeof workflowDlqMessage, DlqMessage>>;
 export type DlqList = keyof typeof DLQ_LISTS;
 
-/** Where to read a DLQ, how many pages at most, and (for tests) the least time it may page for. */
-export type DlqTarget = Target & { readonly maxPages: number; readonly minPagingMs?: number | undefined };
+/**
+ * Where to read a DLQ, how many pages at most, and (for tests) the least time it may page for: the
+ * pager's target, without query parameters of its own.
+ */
+export type DlqTarget = Omit<PagerTarget, 'query'>;
 
 /** How a DLQ read ended. */
 export interface DlqScan {

@@ -5,9 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
   CHART,
-  NAMESPACE,
-  RELEASE,
-  helm,
+  CI_QSTASH_TOKEN,
+  notes,
   one,
   podSpec,
   rawValuesFile,
@@ -16,6 +15,7 @@ import {
   renderValues,
   validate,
   valuesFile,
+  withToken,
   workloads,
   type K8sObject,
 } from './helm.js';
@@ -24,8 +24,7 @@ import {
 // manifest or fails `helm template` with a message that says why; each finding is tested in its class.
 
 const defaults = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8')) as Record<string, unknown>;
-const TOKEN = 'ci-qstash-token-not-real';
-const withToken = { secret: { data: { 'qstash-token': TOKEN } } };
+const TOKEN = CI_QSTASH_TOKEN;
 /** The defaults with every optional object on, so that a hostile value reaches every template. */
 const everythingOn = (): Record<string, unknown> => {
   const values = structuredClone(defaults) as Record<string, Record<string, unknown>>;
@@ -566,24 +565,13 @@ function podSpecAnnotations(workload: K8sObject): Record<string, string> {
 }
 
 describe('a Service reachable from outside the cluster', () => {
-  const notes = async (values: Record<string, unknown>) => {
-    const out = await helm(
-      'install',
-      RELEASE,
-      CHART,
-      '--dry-run=client',
-      '--namespace',
-      NAMESPACE,
-      '-f',
-      await valuesFile({ ...withToken, ...values }),
-    );
-    return out.slice(out.indexOf('NOTES:'));
-  };
+  const notesFor = async (values: Record<string, unknown>) =>
+    notes('-f', await valuesFile({ ...withToken, ...values }));
 
   it.each(['LoadBalancer', 'NodePort'])(
     '%s without webConfig: NOTES warns that /metrics is open',
     async (type) => {
-      expect(await notes({ service: { type } })).toContain(
+      expect(await notesFor({ service: { type } })).toContain(
         `WARNING: service.type is ${type} and webConfig is off`,
       );
     },
@@ -591,11 +579,11 @@ describe('a Service reachable from outside the cluster', () => {
 
   it('LoadBalancer with TLS but no basic auth: NOTES warns; with basic auth, or ClusterIP: no warning', async () => {
     const tls = { enabled: true, content: { tls_server_config: { cert_file: 'c', key_file: 'k' } } };
-    expect(await notes({ service: { type: 'LoadBalancer' }, webConfig: tls })).toContain(
+    expect(await notesFor({ service: { type: 'LoadBalancer' }, webConfig: tls })).toContain(
       'webConfig has no basic_auth_users',
     );
     const auth = { ...tls, content: { ...tls.content, basic_auth_users: { p: '$2y$10$x' } } };
-    expect(await notes({ service: { type: 'LoadBalancer' }, webConfig: auth })).not.toContain('WARNING');
-    expect(await notes({})).not.toContain('WARNING');
+    expect(await notesFor({ service: { type: 'LoadBalancer' }, webConfig: auth })).not.toContain('WARNING');
+    expect(await notesFor({})).not.toContain('WARNING');
   });
 });

@@ -12,6 +12,7 @@ import {
   ROOT,
   flag,
   helm,
+  notes,
   ofKind,
   one,
   podSpec,
@@ -410,11 +411,6 @@ describe('credentials', () => {
 });
 
 describe('NOTES.txt', () => {
-  const notes = async (...args: string[]) => {
-    const out = await helm('install', RELEASE, CHART, '--dry-run=client', '--namespace', NAMESPACE, ...args);
-    return out.slice(out.indexOf('NOTES:'));
-  };
-
   it('warns when no credential is given', async () => {
     expect(await notes()).toContain('WARNING: secret.data is empty');
     expect(await notes('-f', ci('default-values.yaml')[0]!)).not.toContain('WARNING');

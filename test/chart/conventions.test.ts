@@ -12,6 +12,7 @@ import {
   refusal,
   renderValues,
   validate,
+  withToken,
   workloads,
   type K8sObject,
 } from './helm.js';
@@ -31,7 +32,6 @@ interface Group {
   rules: Rule[];
 }
 
-const withToken = { secret: { data: { 'qstash-token': 'ci-qstash-token-not-real' } } };
 const container = (objects: K8sObject[]) => podSpec(workloads(objects)[0]!).containers[0]!;
 const repoAlerts = parse(readFileSync(join(ROOT, 'prometheus/alerts.yml'), 'utf8')) as { groups: Group[] };
 const alertNames = (groups: Group[]) =>

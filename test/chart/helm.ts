@@ -14,6 +14,9 @@ export const CHART = join(ROOT, 'charts/upstash-exporter');
 /** The release name the tests render with: pods of the StatefulSet are `upstash-exporter-N`. */
 export const RELEASE = 'upstash-exporter';
 export const NAMESPACE = 'monitoring';
+/** A made-up QStash token: the tests give one so that the chart renders a complete exporter. */
+export const CI_QSTASH_TOKEN = 'ci-qstash-token-not-real';
+export const withToken = { secret: { data: { 'qstash-token': CI_QSTASH_TOKEN } } };
 
 /** The tools scripts/chart-test.sh installs; a missing one fails the run (never a silent skip). */
 export function tools(): { helm: string; modules: string } {
@@ -42,6 +45,12 @@ export async function helm(...args: string[]): Promise<string> {
       `helm ${args.join(' ')} failed:\n${stderr === undefined || stderr === '' ? message : stderr}`,
     );
   }
+}
+
+/** The NOTES helm prints for an install (a client-side dry run) with these arguments. */
+export async function notes(...args: string[]): Promise<string> {
+  const out = await helm('install', RELEASE, CHART, '--dry-run=client', '--namespace', NAMESPACE, ...args);
+  return out.slice(out.indexOf('NOTES:'));
 }
 
 /** The parts of a Kubernetes object the tests look at; the models validate the rest. */

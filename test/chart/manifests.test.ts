@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CHART,
-  NAMESPACE,
-  RELEASE,
-  helm,
+  notes,
   one,
   podSpec,
   refusal,
   renderValues,
   validate,
   valuesFile,
+  withToken,
   workloads,
   type K8sObject,
 } from './helm.js';
@@ -18,7 +16,6 @@ import {
 // the values say. Each fails with a message saying what to do, or renders what was asked (validated by
 // kubernetes-models).
 
-const withToken = { secret: { data: { 'qstash-token': 'ci-qstash-token-not-real' } } };
 const render = (values: Record<string, unknown>) => renderValues({ ...withToken, ...values });
 const pod = (objects: K8sObject[]) => podSpec(workloads(objects)[0]!);
 async function validAll(objects: K8sObject[]): Promise<K8sObject[]> {
@@ -138,19 +135,8 @@ describe('secret.data keys', () => {
 describe('podDisruptionBudget', () => {
   const pdb = async (values: Record<string, unknown>) =>
     one(await validAll(await render({ sharding: { shards: 3 }, ...values })), 'PodDisruptionBudget').spec;
-  const notes = async (values: Record<string, unknown>) => {
-    const out = await helm(
-      'install',
-      RELEASE,
-      CHART,
-      '--dry-run=client',
-      '--namespace',
-      NAMESPACE,
-      '-f',
-      await valuesFile({ ...withToken, sharding: { shards: 3 }, ...values }),
-    );
-    return out.slice(out.indexOf('NOTES:'));
-  };
+  const notesFor = async (values: Record<string, unknown>) =>
+    notes('-f', await valuesFile({ ...withToken, sharding: { shards: 3 }, ...values }));
 
   it('renders maxUnavailable: 0 as given (not 1), and the default as 1', async () => {
     expect(await pdb({ podDisruptionBudget: { enabled: true, maxUnavailable: 0 } })).toMatchObject({
@@ -169,21 +155,21 @@ describe('podDisruptionBudget', () => {
     [{ minAvailable: 4 }, 'minAvailable 4 of 3 pod(s)'],
     [{ minAvailable: '100%' }, 'minAvailable 100% of 3 pod(s)'],
   ])('%j, which blocks every drain, renders with a warning in NOTES', async (budget, said) => {
-    const text = await notes({ podDisruptionBudget: { enabled: true, ...budget } });
+    const text = await notesFor({ podDisruptionBudget: { enabled: true, ...budget } });
     expect(text).toContain(`WARNING: the PodDisruptionBudget allows no voluntary eviction (${said})`);
   });
 
   it.each([{ maxUnavailable: 1 }, { minAvailable: 2 }, { minAvailable: '50%' }])(
     '%j: no warning',
     async (budget) => {
-      expect(await notes({ podDisruptionBudget: { enabled: true, ...budget } })).not.toContain(
+      expect(await notesFor({ podDisruptionBudget: { enabled: true, ...budget } })).not.toContain(
         'PodDisruptionBudget',
       );
     },
   );
 
   it('one shard with minAvailable: 1 warns (one pod, none may go)', async () => {
-    const text = await notes({
+    const text = await notesFor({
       sharding: { shards: 1 },
       podDisruptionBudget: { enabled: true, minAvailable: 1 },
     });

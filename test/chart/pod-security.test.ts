@@ -8,6 +8,7 @@ import {
   render,
   renderValues,
   validate,
+  withToken,
   workloads,
   type K8sObject,
 } from './helm.js';
@@ -17,7 +18,6 @@ import { podSecurityViolations, type Level, type PodTemplate } from './pod-secur
 // restricted; a value that would break one fails the rendering and says what to use instead.
 
 const LEVELS: Level[] = ['baseline', 'restricted'];
-const withToken = { secret: { data: { 'qstash-token': 'ci-qstash-token-not-real' } } };
 const ciFiles = readdirSync(join(CHART, 'ci'))
   .filter((name) => name.endsWith('-values.yaml'))
   .sort();

@@ -164,7 +164,7 @@ management:
     const landing = await fetch(`${exporter.url}/`);
     expect(landing.status).toBe(200);
     const html = await landing.text();
-    expect(html).toContain('href="metrics"');
+    expect(html).toContain('href="./metrics"');
     // The page groups by account then source (changed with issue 23: one row per unit used to
     // carry every label in its own cell): the redis_stats group of account main has db-missing down.
     const main = html.slice(html.indexOf('Account <q>main</q>'));

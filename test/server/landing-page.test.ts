@@ -37,6 +37,7 @@ const page = (rows: readonly SourceRow[], ready = true, why = 'waiting for the f
     now: NOW,
     version: '1.2.3',
     revision: 'c0ffee',
+    metricsPath: '/metrics',
     shard: '0 of 1',
     readiness: ready ? { ready } : { ready, why },
   });
@@ -136,11 +137,21 @@ describe('landing page', () => {
       'Not ready: the poll worker died and is restarting.',
     );
     const html = page(rows);
-    for (const link of ['metrics', 'healthz', 'readyz'])
-      expect(html).toContain(`<a href="${link}">/${link}</a>`);
+    expect(html).toContain('<a href="./metrics">/metrics</a>');
+    for (const link of ['healthz', 'readyz']) expect(html).toContain(`<a href="${link}">/${link}</a>`);
     expect(html.indexOf('class="summary"')).toBeLessThan(html.indexOf('<table'));
     expect(html).not.toContain('<script');
     expect(text(page([]))).toContain('0 units: 0 up. Ready');
+  });
+
+  it('links to the metrics where --web.telemetry-path puts them, relative to the page', () => {
+    const moved = (metricsPath: string) =>
+      landingPage({ rows: [], now: NOW, version: '1.2.3', metricsPath, shard: '0 of 1', ready: true });
+    const html = moved('/prometheus/metrics');
+    expect(html).toContain('<a href="./prometheus/metrics">/prometheus/metrics</a>');
+    expect(html).not.toContain('href="metrics"');
+    // A first segment with a colon stays a path, not a scheme `a:`.
+    expect(moved('/a:b')).toContain('<a href="./a:b">/a:b</a>');
   });
 
   it('escapes every string it shows: names, IDs, account, source, error, version, revision and shard', () => {
@@ -155,6 +166,7 @@ describe('landing page', () => {
       now: NOW,
       version: hostile,
       revision: hostile,
+      metricsPath: hostile,
       shard: hostile,
       readiness: { ready: true },
     });

@@ -27,8 +27,10 @@ describe('--web.telemetry-path', () => {
     }
   });
 
-  test('leaves the landing page and the probes where they are', async () => {
-    expect((await h.get('/')).status).toBe(200);
+  test('leaves the landing page and the probes where they are; the page links to the new path', async () => {
+    const landing = await h.get('/');
+    expect(landing.status).toBe(200);
+    expect(landing.body).toContain('<a href="./prometheus/metrics">/prometheus/metrics</a>');
     // Ready or not yet (a first poll may still run): answered, not 404.
     for (const path of PROBE_PATHS) expect([200, 503], path).toContain((await h.get(path)).status);
   });

@@ -9,7 +9,7 @@ import {
 } from '../../src/demo/simulator.js';
 import { UpstashClient } from '../../src/upstash/client.js';
 import { fetchDlq, type DlqList, type DlqMessage } from '../../src/upstash/dlq.js';
-import { UpstashError } from '../../src/upstash/errors.js';
+import { upstashFailure } from '../helpers/invalid.js';
 
 // fetchDlq against the simulator over real HTTP: the pages, the cursor, the cap, and what a bad
 // page does to the whole read. The pager's own rules (page length, null, cursor size) are in
@@ -49,15 +49,6 @@ async function setUp(options: SimulatorOptions = {}) {
     return { messages, ...scan };
   };
   return { sim, paths, read };
-}
-
-async function failure(promise: Promise<unknown>): Promise<UpstashError> {
-  const error = await promise.then(
-    () => expect.unreachable('the read succeeded'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(UpstashError);
-  return error as UpstashError;
 }
 
 describe('fetchDlq', () => {
@@ -114,7 +105,7 @@ describe('fetchDlq', () => {
   test('a cursor that repeats ends the read as invalid_response, without another request', async () => {
     const { sim, paths, read } = await setUp();
     sim.setDlq('dlq', { messages: 400, repeatCursorPage: 2 });
-    const error = await failure(read('dlq'));
+    const error = await upstashFailure(read('dlq'));
     expect(error.reason).toBe('invalid_response');
     expect(error.message).toContain('repeats the cursor');
     expect(paths).toHaveLength(2);
@@ -123,13 +114,13 @@ describe('fetchDlq', () => {
   test('a failed middle page fails the whole read, and the pages after it are not asked for', async () => {
     const { sim, paths, read } = await setUp();
     sim.setDlq('workflow_dlq', { messages: 400, failPage: 2 });
-    expect((await failure(read('workflow_dlq'))).reason).toBe('server_error');
+    expect((await upstashFailure(read('workflow_dlq'))).reason).toBe('server_error');
     expect(paths).toHaveLength(2);
   });
 
   test('no page starts after the deadline: the read fails as a timeout', async () => {
     const { read, paths } = await setUp();
-    const error = await failure(read('dlq', 10, Date.now() - 1, 0));
+    const error = await upstashFailure(read('dlq', 10, Date.now() - 1, 0));
     expect(error.reason).toBe('timeout');
     expect(paths).toHaveLength(1);
   });
@@ -165,7 +156,7 @@ describe('fetchDlq', () => {
   ])('%s → invalid_response', async (_, body) => {
     const { sim, read } = await setUp();
     sim.setFault('dlq', { kind: 'body', body, contentType: 'application/json' });
-    expect((await failure(read('dlq'))).reason).toBe('invalid_response');
+    expect((await upstashFailure(read('dlq'))).reason).toBe('invalid_response');
   });
 
   // Issue 28's cases against the fake Upstash's DLQ route (the pager's own tests cover each rule).
@@ -177,7 +168,7 @@ describe('fetchDlq', () => {
       body: JSON.stringify({ messages, cursor: 'next' }),
       contentType: 'application/json',
     });
-    const error = await failure(read('dlq'));
+    const error = await upstashFailure(read('dlq'));
     expect(error.reason).toBe('invalid_response');
     expect(error.message).toContain('more than the 100 asked for');
   });
@@ -201,7 +192,7 @@ describe('fetchDlq', () => {
       body: JSON.stringify({ messages: [], cursor: 'c'.repeat(200_000) }),
       contentType: 'application/json',
     });
-    const error = await failure(read('dlq'));
+    const error = await upstashFailure(read('dlq'));
     expect(error.reason).toBe('invalid_response');
     expect(error.message.length).toBeLessThan(500);
     expect(paths).toHaveLength(1);
@@ -211,7 +202,7 @@ describe('fetchDlq', () => {
     const { sim } = await setUp();
     sim.setFault('workflow_dlq', { kind: 'hang' });
     const client = new UpstashClient({ timeoutMs: 200, retries: 0, concurrency: 1, userAgent: 'test' });
-    const error = await failure(
+    const error = await upstashFailure(
       fetchDlq(
         client,
         'workflow_dlq',

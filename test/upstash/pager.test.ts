@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { UpstashClient } from '../../src/upstash/client.js';
-import { UpstashError } from '../../src/upstash/errors.js';
 import {
   MAX_CURSOR_BYTES,
   readPages,
@@ -10,6 +9,7 @@ import {
   type PagerTarget,
 } from '../../src/upstash/pager.js';
 import { optional, optionalText } from '../../src/upstash/tolerance.js';
+import { upstashFailure } from '../helpers/invalid.js';
 import { sendJson, startLocalServer, type LocalServer } from './local-server.js';
 
 // The one pager of every paged source, over real HTTP against a server that answers each request
@@ -62,15 +62,6 @@ async function all(client: UpstashClient, target: PagerTarget, list = EVENTS) {
   return pages;
 }
 
-async function failure(promise: Promise<unknown>): Promise<UpstashError> {
-  const error = await promise.then(
-    () => expect.unreachable('the read succeeded'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(UpstashError);
-  return error as UpstashError;
-}
-
 const events = (...ids: string[]) =>
   ids.map((id, i) => ({ id, time: i, body: SECRET, header: { a: SECRET } }));
 
@@ -104,7 +95,7 @@ describe('readPages', () => {
     expect((await all(client, target, list)).length).toBe(2);
     expect(paths()).toEqual(['/v2/logs', '/v2/logs?cursor=x']);
     const long = await setUp([{ logs: events('a', 'b', 'c', 'd') }]);
-    expect((await failure(all(long.client, long.target, list))).reason).toBe('invalid_response');
+    expect((await upstashFailure(all(long.client, long.target, list))).reason).toBe('invalid_response');
   });
 
   test('a page longer than the count asked for is invalid_response, and no page after it is asked for', async () => {
@@ -114,7 +105,7 @@ describe('readPages', () => {
       { cursor: 'c2', logs: events(...many) },
     ]);
     const seen: number[] = [];
-    const error = await failure(
+    const error = await upstashFailure(
       (async () => {
         for await (const page of readPages(client, EVENTS, target)) seen.push(page.number);
       })(),
@@ -151,13 +142,13 @@ describe('readPages', () => {
     ['an entry that is not an object', { logs: ['x'] }],
   ])('%s → invalid_response', async (_, body) => {
     const { client, target } = await setUp([body]);
-    expect((await failure(all(client, target))).reason).toBe('invalid_response');
+    expect((await upstashFailure(all(client, target))).reason).toBe('invalid_response');
   });
 
   test('a cursor longer than 4 KiB is invalid_response: it is never sent, and the message stays short', async () => {
     const huge = 'k'.repeat(200_000);
     const { client, target, paths } = await setUp([{ cursor: huge, logs: events('a') }]);
-    const error = await failure(all(client, target));
+    const error = await upstashFailure(all(client, target));
     expect(error.reason).toBe('invalid_response');
     expect(error.message).toContain(`cursor longer than ${MAX_CURSOR_BYTES} bytes`);
     expect(error.message.length).toBeLessThan(500);
@@ -170,7 +161,7 @@ describe('readPages', () => {
     expect(await all(ok.client, ok.target)).toHaveLength(2);
     expect(new URL(ok.paths()[1]!, ok.server.url).searchParams.get('cursor')).toBe(exact);
     const over = await setUp([{ cursor: `${exact}x`, logs: [] }]);
-    expect((await failure(all(over.client, over.target))).reason).toBe('invalid_response');
+    expect((await upstashFailure(all(over.client, over.target))).reason).toBe('invalid_response');
   });
 
   test('a cursor that repeats an earlier one (A, B, A) is invalid_response before that page is handed over', async () => {
@@ -180,7 +171,7 @@ describe('readPages', () => {
       { cursor: 'A', logs: events('c') },
     ]);
     const seen: number[] = [];
-    const error = await failure(
+    const error = await upstashFailure(
       (async () => {
         for await (const page of readPages(client, EVENTS, target)) seen.push(page.number);
       })(),
@@ -204,7 +195,7 @@ describe('readPages', () => {
       deadline: Date.now() - 1,
       minPagingMs: 0,
     });
-    expect((await failure(all(client, target))).reason).toBe('timeout');
+    expect((await upstashFailure(all(client, target))).reason).toBe('timeout');
     expect(paths()).toHaveLength(1);
   });
 });
