@@ -146,7 +146,14 @@ describe('landing page', () => {
 
   it('links to the metrics where --web.telemetry-path puts them, relative to the page', () => {
     const moved = (metricsPath: string) =>
-      landingPage({ rows: [], now: NOW, version: '1.2.3', metricsPath, shard: '0 of 1', ready: true });
+      landingPage({
+        rows: [],
+        now: NOW,
+        version: '1.2.3',
+        metricsPath,
+        shard: '0 of 1',
+        readiness: { ready: true },
+      });
     const html = moved('/prometheus/metrics');
     expect(html).toContain('<a href="./prometheus/metrics">/prometheus/metrics</a>');
     expect(html).not.toContain('href="metrics"');
