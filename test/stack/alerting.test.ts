@@ -587,6 +587,8 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     expect(describeAlerts(pending)).toEqual([
       `UpstashQStashScheduleFailed pending ${JSON.stringify({
         account: ACCOUNT,
+        // The schedule's cron, joined from upstash_qstash_schedule_info (the destination is not exported).
+        cron: '* * * * *',
         instance: new URL(exporterUrl).host,
         job: 'upstash',
         schedule_id: FAILING_SCHEDULE,
