@@ -16,6 +16,8 @@ console.log(
     readySeconds: figures.readyzSeconds,
     allUpSeconds: figures.allUpSeconds,
     rssAtReadyMB: +(memoryAtReady.rssBytes / 2 ** 20).toFixed(1),
+    externalAtReadyMB: +(memoryAtReady.externalBytes / 2 ** 20).toFixed(1),
+    heapUsedAtReadyMB: +(memoryAtReady.heapUsedBytes / 2 ** 20).toFixed(1),
     quietCycle,
     scrapedCycle,
     scrapedCycleSkips,
