@@ -27,6 +27,8 @@ export interface AccountPlan extends AccountSize {
   readonly turns: number;
   /** Alternating rounds of the many-clients throughput comparison (its median is the figure). */
   readonly rounds: number;
+  /** Stop after the two measured cycles (`bench/cycles.ts`): no comparison with the bare server. */
+  readonly cyclesOnly?: boolean;
 }
 
 /** Resident set size, now and at its peak. */
@@ -176,7 +178,8 @@ export async function measureAccount(
           })),
         );
         await arrivals.waitForTick(loadTick + intervalMs, intervalMs);
-        const scrapedCycleSkips = skippedTicks(await exporter.scrape()) - skippedBefore;
+        const afterCycle = await exporter.scrape();
+        const scrapedCycleSkips = skippedTicks(afterCycle) - skippedBefore;
         const quiet = arrivals.cycle(quietTick, loadTick, intervalMs, leewayMs);
         const loaded = arrivals.cycle(loadTick, loadTick + intervalMs, intervalMs, leewayMs);
         for (const [label, cycle] of [
@@ -188,11 +191,13 @@ export async function measureAccount(
           );
         }
         log(
-          `  scraped cycle: ${scrapedCycleSkips} skipped ticks; ${cycleLoad.map((l) => `${l.label} ${l.requestsPerSecond.toFixed(1)} req/s`).join(', ')}`,
+          `  scraped cycle: ${scrapedCycleSkips} skipped ticks; ${cycleLoad.map((l) => `${l.label} ${l.requestsPerSecond.toFixed(1)} req/s`).join(', ')}; poll worker restarts ${metricValue(afterCycle.toString('utf8'), 'upstash_exporter_poll_worker_restarts_total')}`,
         );
         // Goals 1 and 2: against the bare server, in alternating turns, while polls keep landing.
-        const serial = await compareFormats(exporter.url, bare.url, 1, plan.turns, log);
-        const rounds = await roundsOfMany(exporter.url, bare.url, plan, log);
+        const serial = plan.cyclesOnly
+          ? []
+          : await compareFormats(exporter.url, bare.url, 1, plan.turns, log);
+        const rounds = plan.cyclesOnly ? [] : await roundsOfMany(exporter.url, bare.url, plan, log);
         const memoryAfterScrapes = memoryOf(exporter.pid);
         return {
           state,

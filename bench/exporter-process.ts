@@ -1,6 +1,6 @@
 import { get } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,6 +13,9 @@ import { BENCH_QSTASH_SOURCES, type State } from './states.js';
 export const EXPORTER_MAIN = resolveMain();
 
 function resolveMain(): string {
+  // BENCH_EXPORTER_MAIN=/tmp/before/dist/main.js runs another build (an older commit's worktree)
+  // under this very benchmark, so that two versions are compared side by side on one machine.
+  if (process.env.BENCH_EXPORTER_MAIN !== undefined) return process.env.BENCH_EXPORTER_MAIN;
   // Compiled, this file lives in node_modules/.cache/upstash-exporter-bench/bench/; under vitest, in bench/.
   const here = fileURLToPath(import.meta.url);
   const root = here.includes('/node_modules/')
@@ -113,6 +116,10 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // BENCH_EXPORTER_LOG=<file>: the exporter's log lines (skipped polls, worker restarts) kept there.
+  if (process.env.BENCH_EXPORTER_LOG !== undefined) {
+    child.stdout.pipe(createWriteStream(process.env.BENCH_EXPORTER_LOG));
+  }
   try {
     const address = await listeningAddress(child, () => stderr);
     const url = `http://${address}`;

@@ -26,11 +26,14 @@ interface Block {
  * rendered families), in unit order. A family's lines are served in blocks of {@link BLOCK_UNITS}
  * units, joined on demand and kept, with their CRC-32, until one of their units changes: a scrape's
  * chunks are a few thousand buffers, not a million, and a poll that lands re-joins one block per
- * family it touched. It outlives the worker: a restarted worker continues from it.
+ * family it touched. Once joined, a unit's lines are read from its blocks, so that the buffer handed
+ * over is let go and the section is held once, not twice (the units' and the blocks'). It outlives the
+ * worker: a restarted worker continues from it.
  */
 export class SectionStore {
   readonly #metrics: readonly DataMetric[];
-  readonly #units = new Map<string, ReadonlyMap<string, Buffer>>();
+  /** Per unit, its lines of each family: the buffer handed over, then a range of the block joined from it. */
+  readonly #units = new Map<string, Map<string, Buffer>>();
   #order: readonly string[] | undefined;
   #position: ReadonlyMap<string, number> | undefined;
   /** Per family, its joined blocks (a hole: to be joined again). */
@@ -112,19 +115,26 @@ export class SectionStore {
   }
 
   #join(name: string, ids: readonly string[]): Block {
-    const parts: Buffer[] = [];
+    const parts: [unit: Map<string, Buffer>, part: Buffer][] = [];
     let length = 0;
     for (const id of ids) {
-      const part = this.#units.get(id)?.get(name);
-      if (part !== undefined && part.length > 0) {
-        parts.push(part);
+      const unit = this.#units.get(id);
+      const part = unit?.get(name);
+      if (unit !== undefined && part !== undefined && part.length > 0) {
+        parts.push([unit, part]);
         length += part.length;
       }
     }
     // A buffer of its own, never a slice of Node's shared pool (see unit-bytes.ts).
     const lines = Buffer.allocUnsafeSlow(length);
     let offset = 0;
-    for (const part of parts) offset += part.copy(lines, offset);
+    for (const [unit, part] of parts) {
+      const end = offset + part.copy(lines, offset);
+      // The unit's lines of this family are read from the block from now on: once every family of
+      // the unit is joined, nothing refers to the buffer it came in, nor to a block this one replaces.
+      unit.set(name, lines.subarray(offset, end));
+      offset = end;
+    }
     return { lines, crc: length === 0 ? 0 : crc32(lines) };
   }
 

@@ -1,9 +1,12 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { crc32Combine } from '../../src/metrics/crc32-combine.js';
 import { DataSeries } from '../../src/metrics/data-series.js';
 import { BLOCK_UNITS, SectionStore } from '../../src/metrics/section-store.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
+import type { FlowControlKey } from '../../src/upstash/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { redisStatsSamples } from '../../src/sources/redis-stats.js';
 
@@ -102,4 +105,38 @@ describe('DataSeries.takeChanges and SectionStore', () => {
     expect(crc).toBe(crc32(Buffer.concat(chunks)));
     expect(Buffer.concat(chunks).toString('utf8')).toContain('account="a40",flow_control_key="k"} 2');
   });
+
+  it('holds its lines once after a render: the buffers handed over are let go for the blocks', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    /** ArrayBuffer bytes alive after a full collection (their memory is given back just after it). */
+    const live = async (): Promise<number> => {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      gc();
+      return process.memoryUsage().arrayBuffers;
+    };
+    const keys = Array.from({ length: 400 }, (_, i) => ({ key: `key-${i}`, waitListSize: i }));
+    const base = await live();
+    const store = new SectionStore(DATA_METRICS);
+    // In a function of its own, so that no variable of this frame keeps what was handed over.
+    const handed = handOver(store, 3 * BLOCK_UNITS, keys);
+    expect(handed).toBeGreaterThan(3 * 2 ** 20);
+    const rendered = store.render('text').chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    expect(rendered).toBeGreaterThan(handed);
+    // One copy of the lines (the blocks), not two (the blocks and the units' buffers).
+    expect((await live()) - base).toBeLessThan(1.25 * handed);
+    expect(text(store)).toContain('account="a95",flow_control_key="key-399"} 399');
+  });
 });
+
+/** Gives `store` `units` flow-control units of `keys` each, as a publication does; answers their bytes. */
+function handOver(store: SectionStore, units: number, keys: readonly FlowControlKey[]): number {
+  const series = new DataSeries(DATA_METRICS);
+  for (let unit = 0; unit < units; unit++) {
+    series.replace(`flow_control/a${unit}`, flowControlSamples(`a${unit}`, keys, 1000));
+  }
+  const changes = series.takeChanges();
+  store.apply(changes);
+  return changes.reduce((sum, change) => sum + (change.unit?.bytes.length ?? 0), 0);
+}
