@@ -140,6 +140,19 @@ export interface PollResult {
    */
   readonly labelValuesDropped?: number;
   /**
+   * Trouble in the data itself, for the landing page, where the unit is "up" all the same (failing
+   * schedules, a scan stopped at its cap): a few short texts of a fixed vocabulary, which may name a
+   * field of Upstash's schema or an ID other pages show, never an upstream value that could hold a
+   * secret or personal data (a URL, an e-mail, a body). The poller adds its own (rejected fields, cut
+   * label values) and bounds them all ({@link MAX_WARNINGS}, {@link MAX_WARNING_LENGTH}).
+   */
+  readonly warnings?: readonly string[];
+  /**
+   * Counts whose rise from one poll to the next is trouble (a DLQ's messages), by a fixed name
+   * (`dead-letter messages`): the poller compares each with the last poll's and warns of a rise.
+   */
+  readonly watched?: Readonly<Record<string, number>>;
+  /**
    * What the poll learnt for other units (a listing's IDs): the poller runs it after it has
    * recorded this poll's success, and only if the unit is still the one configured (a poll that a
    * reload or a removal overtook carries the old configuration: its news is dropped).
@@ -207,7 +220,17 @@ export interface UnitStatus {
   readonly running: boolean;
   /** It succeeded once, but its series were dropped for staleness. */
   readonly stale: boolean;
+  /**
+   * Trouble in what the last successful poll brought ({@link PollResult.warnings}, rejected fields,
+   * cut label values, a watched count that rose), bounded; kept while its series are.
+   */
+  readonly warnings: readonly string[];
 }
+
+/** Warnings a unit shows at most: the rest are summed up in the last one. */
+export const MAX_WARNINGS = 5;
+/** Characters a warning has at most (code points): longer ones are cut with an ellipsis. */
+export const MAX_WARNING_LENGTH = 160;
 
 /** A cap of the config's `limits`: its key in the file, its default and its bounds (inclusive). */
 export interface LimitRow {

@@ -1,9 +1,11 @@
 import { limitSampleLabels } from '../metrics/label-limit.js';
 import { AbortedError, HttpStatusError, UpstashError } from '../upstash/errors.js';
+import { failureWords } from '../upstash/failure-words.js';
 import type { PollResult } from '../vocabulary.js';
 import type { FailureReason } from './self-metrics.js';
 import { armStaleness, settleStaleness } from './staleness.js';
 import type { PollerEnv, UnitState } from './unit-state.js';
+import { pollWarnings } from './warnings.js';
 
 /** Why a scheduled poll did not run. */
 export type SkipReason = 'still_running' | 'retry_after' | 'missed_tick';
@@ -65,8 +67,17 @@ function recordSuccess(state: UnitState, polled: PollResult, started: number, en
   if (outlet !== undefined) {
     const { samples, truncated } = limitSampleLabels(polled.samples);
     outlet.series.replace(state.unit.id, samples);
-    outlet.metrics.labelValuesTruncated(labels, truncated + (polled.labelValuesDropped ?? 0));
+    const labelValuesCut = truncated + (polled.labelValuesDropped ?? 0);
+    outlet.metrics.labelValuesTruncated(labels, labelValuesCut);
     reportRejected(state, polled.rejectedFields ?? [], env);
+    state.warnings = pollWarnings({
+      rejectedFields: polled.rejectedFields ?? [],
+      labelValuesCut,
+      warnings: polled.warnings ?? [],
+      watched: polled.watched,
+      watchedBefore: state.watched,
+    });
+    state.watched = polled.watched ?? {};
     const finished = env.now();
     const duration = (finished - started) / 1000;
     outlet.metrics.pollSucceeded(labels, duration, finished / 1000);
@@ -112,12 +123,15 @@ function recordFailure(state: UnitState, error: unknown, durationMs: number, env
 }
 
 /**
- * A failure as the landing page may show it: the reason and the HTTP status, nothing else. The
+ * A failure as the landing page may show it: the reason with the HTTP status, or with the cause in
+ * fixed words (`network: connection refused`, `timeout: no answer within 10 s`), nothing else. The
  * error's message names the URL (which can carry credentials on a misconfigured base URL) and a
  * body's problem (which can quote upstream text), so neither is shown.
  */
 function safeDetail(reason: FailureReason, error: unknown): string {
-  return error instanceof HttpStatusError ? `${reason} (HTTP ${error.status})` : reason;
+  if (error instanceof HttpStatusError) return `${reason} (HTTP ${error.status})`;
+  const words = failureWords(error);
+  return words === undefined ? reason : `${reason}: ${words}`;
 }
 
 /** Counts every rejected field, and logs it when it goes wrong and when it comes right again. */

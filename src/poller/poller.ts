@@ -223,6 +223,7 @@ export class Poller {
         notBefore: state.notBefore > now ? state.notBefore : 0,
         running: state.running !== undefined,
         stale: state.lastSuccessAt !== undefined && !this.#env.series.has(state.unit.id),
+        warnings: state.warnings,
       });
     }
     return statuses;
@@ -236,6 +237,7 @@ export class Poller {
     if (carried !== undefined) {
       state.outcome = carried.outcome as UnitState['outcome'];
       state.error = carried.error;
+      state.warnings = carried.warnings;
       state.lastPollAt = carried.lastPollAt;
       state.lastSuccessAt = carried.lastSuccessAt;
       state.lastDurationMs = carried.lastDurationMs;

@@ -63,6 +63,10 @@ export interface UnitState {
   spreadTimer: NodeJS.Timeout | undefined;
   /** Fields rejected by the last poll: logged when they first go wrong, not at every poll. */
   rejected: ReadonlySet<string>;
+  /** The last successful poll's trouble in the data, for the landing page (see warnings.ts). */
+  warnings: readonly string[];
+  /** The last successful poll's watched counts, to tell a rise (PollResult.watched). */
+  watched: Readonly<Record<string, number>>;
   removed: boolean;
 }
 
@@ -90,6 +94,8 @@ export function newUnitState(unit: PollUnit, group: GroupState, env: PollerEnv):
     staleDue: false,
     spreadTimer: undefined,
     rejected: new Set(),
+    warnings: [],
+    watched: {},
     removed: false,
   };
 }

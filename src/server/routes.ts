@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { problemLines, type ConfigProblem } from '../config/errors.js';
 import type { Format } from '../metrics/exposition.js';
-import { landingPage, type Readiness, type SourceRow } from './landing-page.js';
+import { landingPage, landingPageCsp, pageView, type Readiness, type SourceRow } from './landing-page.js';
 import { acceptsGzip, CONTENT_TYPES, negotiateFormat } from './negotiate.js';
 import type { Encoding } from './scrape-cache.js';
 
@@ -58,6 +58,13 @@ export function requestPath(req: IncomingMessage): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** The query of a request, without its `?`; '' when it has none. */
+function requestQuery(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? '' : url.slice(query + 1);
+}
+
 /** The probes, under our names and Prometheus's; they say only up or not, so they need no credentials. */
 export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/-/healthy', '/-/ready']);
 const RELOAD_PATH = '/-/reload';
@@ -103,6 +110,9 @@ async function handle(
       return;
     }
     default:
+      // The page's own policy, unless the web config sets one (the operator's word wins).
+      if (!res.hasHeader('content-security-policy'))
+        res.setHeader('content-security-policy', landingPageCsp());
       send(
         req,
         res,
@@ -116,6 +126,7 @@ async function handle(
           metricsPath: options.telemetryPath,
           shard: options.shard,
           readiness: options.readiness(),
+          view: pageView(requestQuery(req)),
         }),
       );
   }

@@ -8,7 +8,7 @@ import {
   type DatabaseFeatureField,
   type DatabaseLimitField,
 } from '../upstash/databases.js';
-import { POLLED_MANAGEMENT, type DatabaseSelection, type SourceKind } from './source.js';
+import { POLLED_MANAGEMENT, someIds, type DatabaseSelection, type SourceKind } from './source.js';
 
 const METRICS = {
   databases: gauge(
@@ -145,6 +145,17 @@ export function databaseSamples(
   return samples;
 }
 
+/** What the landing page says of the polled databases: the suspended ones, by ID. */
+export function databaseWarnings(polled: readonly Database[]): string[] {
+  const suspended = polled
+    .filter((database) => database.state === 'suspended')
+    .map((database) => database.id);
+  if (suspended.length === 0) return [];
+  return [
+    `${suspended.length} database${suspended.length === 1 ? '' : 's'} suspended: ${someIds(suspended.sort())}`,
+  ];
+}
+
 /** Management API listing of the account's Redis databases: names, plans, limits, and which to poll. */
 export const databases: SourceKind<'databases'> = {
   name: 'databases',
@@ -164,6 +175,7 @@ export const databases: SourceKind<'databases'> = {
     return {
       samples: databaseSamples(account.name, all, polled),
       rejectedFields: rejected,
+      warnings: databaseWarnings(polled),
       discovered: {
         unit: 'database',
         ids: polled.map((database) => database.id),

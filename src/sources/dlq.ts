@@ -91,6 +91,11 @@ export class DlqTally {
     this.#groups = GROUPINGS[list].map((grouping) => ({ grouping, counts: new Map<string, number>() }));
   }
 
+  /** The messages counted so far. */
+  get scanned(): number {
+    return this.#scanned;
+  }
+
   /** Counts one page's messages. */
   add(messages: readonly DlqMessage[]): void {
     this.#scanned += messages.length;
@@ -148,10 +153,19 @@ function dlqPolling(list: DlqList): Pick<SourceKind, 'per' | 'metrics' | 'poll'>
         (messages) => tally.add(messages),
       );
       const { samples, dropped } = tally.samples(account.name, scan.complete, limits);
+      const what = list === 'dlq' ? 'dead-letter messages' : 'failed workflow runs';
       return {
         samples,
         rejectedFields: scan.rejected,
         ...(dropped > 0 && { labelValuesDropped: dropped }),
+        // A scan cut short counts at most its pages' messages: a rise past them cannot be told.
+        ...(scan.complete
+          ? { watched: { [what]: tally.scanned } }
+          : {
+              warnings: [
+                `scan stopped at max_dlq_pages (${limits.maxDlqPages} pages, ${tally.scanned} ${what} read): the counts are lower bounds`,
+              ],
+            }),
       };
     },
   };

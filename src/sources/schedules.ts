@@ -1,7 +1,7 @@
 import { gauge } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchSchedules, type Schedule } from '../upstash/schedules.js';
-import { POLLED_QSTASH, type SourceKind } from './source.js';
+import { POLLED_QSTASH, someIds, type SourceKind } from './source.js';
 
 const MS = 1000;
 
@@ -79,6 +79,23 @@ export function scheduleSamples(account: string, schedules: readonly Schedule[],
   return samples;
 }
 
+/** What the landing page says of an account's schedules: the failing ones by ID, and a cap that cut. */
+export function scheduleWarnings(schedules: readonly Schedule[], limit: number): string[] {
+  const warnings: string[] = [];
+  // Sorted, so that the IDs named are the same from poll to poll.
+  const failing = schedules
+    .filter((s) => s.lastRunFailed === true)
+    .map((s) => s.id)
+    .sort();
+  if (failing.length > 0)
+    warnings.push(
+      `${failing.length} schedule${failing.length === 1 ? '' : 's'} failing (last run failed): ${someIds(failing)}`,
+    );
+  if (schedules.length > limit)
+    warnings.push(`${schedules.length - limit} schedules not exported (max_schedules ${limit})`);
+  return warnings;
+}
+
 /** QStash schedules: counts, next and last runs, and last-run failures, once per account. */
 export const schedules: SourceKind<'schedules'> = {
   name: 'schedules',
@@ -87,6 +104,10 @@ export const schedules: SourceKind<'schedules'> = {
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {
     const { entries, rejected } = await fetchSchedules(client, { ...account, signal, deadline });
-    return { samples: scheduleSamples(account.name, entries, limits.maxSchedules), rejectedFields: rejected };
+    return {
+      samples: scheduleSamples(account.name, entries, limits.maxSchedules),
+      rejectedFields: rejected,
+      warnings: scheduleWarnings(entries, limits.maxSchedules),
+    };
   },
 };

@@ -82,3 +82,15 @@ export const POLLED_MANAGEMENT = 'Polled every interval from the Upstash managem
 /** The `# HELP` phrase of the latest point of a management API series. */
 export const POLLED_STATS =
   'Latest point, polled every interval from the Upstash management API, not at scrape time.';
+
+/**
+ * A list of IDs for a poll's warnings (PollResult.warnings), the first `max` of them and how many more: `a, b, c and 4 more`.
+ * Each ID is cut to 40 characters (an ID from upstream can be of any length).
+ */
+export function someIds(ids: readonly string[], max = 3): string {
+  const shown = ids.slice(0, max).map((id) => {
+    const points = Array.from(id);
+    return points.length <= 40 ? id : `${points.slice(0, 39).join('')}…`;
+  });
+  return ids.length > max ? `${shown.join(', ')} and ${ids.length - max} more` : shown.join(', ');
+}

@@ -52,9 +52,13 @@ export class HttpStatusError extends UpstashError {
 
 /** The request, or reading its body, took longer than `http.timeout`. */
 export class TimeoutError extends UpstashError {
+  /** The bound that was passed (`http.timeout`). */
+  readonly timeoutMs: number;
+
   constructor(method: string, url: string, timeoutMs: number, options?: ErrorOptions) {
     super('timeout', `Request timed out after ${timeoutMs} ms: ${requestName(method, url)}`, options);
     this.name = 'TimeoutError';
+    this.timeoutMs = timeoutMs;
   }
 }
 

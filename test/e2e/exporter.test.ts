@@ -168,7 +168,9 @@ management:
     // The page groups by account then source (changed with issue 23: one row per unit used to
     // carry every label in its own cell): the redis_stats group of account main has db-missing down.
     const main = html.slice(html.indexOf('Account <q>main</q>'));
-    const redisStats = /<tbody><tr><th scope="rowgroup"[^>]*>redis_stats.*?<\/tbody>/s.exec(main)?.[0];
+    const redisStats = /<tbody><tr class="group"><th scope="rowgroup"[^>]*>redis_stats.*?<\/tbody>/s.exec(
+      main,
+    )?.[0];
     expect(redisStats).toMatch(
       /<span class="id">db-missing<\/span><\/td><td><span class="state down">down<\/span><span class="detail">not_found \(HTTP 404\)/,
     );

@@ -7,7 +7,7 @@ import { createSelfMetrics } from '../../src/poller/self-metrics.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { AbortedError, HttpStatusError, InvalidResponseError } from '../../src/upstash/errors.js';
-import type { PollContext, PollUnit } from '../../src/vocabulary.js';
+import { MAX_WARNING_LENGTH, MAX_WARNINGS, type PollContext, type PollUnit } from '../../src/vocabulary.js';
 import { Served } from '../helpers/served.js';
 
 const EVERY_SECOND = '* * * * * *';
@@ -488,6 +488,43 @@ describe('Poller, hostile input', () => {
     const truncated =
       /^upstash_exporter_label_values_truncated_total\{source="qstash_stats",account="main",database_id="",qstash_id="q-1",index_id=""\} (\d+)$/m;
     expect(await t.value(truncated)).toBe(3);
+  });
+
+  it("carries a unit's trouble in its data into its status row: rejected fields, cut values, a rise, the source's own; bounded", async () => {
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    let call = 0;
+    t.poller.addUnit('qstash/eu', {
+      id: 'dlq/main/',
+      labels: { source: 'dlq', account: 'main', database_id: '', qstash_id: '', index_id: '' },
+      poll: async () => {
+        call++;
+        return Promise.resolve({
+          samples: [],
+          rejectedFields: ['createdAt', 'createdAt'],
+          labelValuesDropped: 2,
+          watched: { 'dead-letter messages': call === 1 ? 10 : 12 },
+          warnings: call === 1 ? ['x'.repeat(500)] : ['a', 'b', 'c', 'd'],
+        });
+      },
+    });
+    t.poller.start();
+    await t.poller.settled();
+    const status = () => t.poller.status().find((row) => row.id === 'dlq/main/')?.warnings;
+    const first = status() ?? [];
+    expect(first.slice(0, 2)).toEqual([
+      'field rejected (wrong type upstream, skipped): createdAt',
+      '2 label values cut to length or left out by a cap',
+    ]);
+    // Nothing rose yet; a source's long text is cut.
+    expect(first[2]).toHaveLength(MAX_WARNING_LENGTH);
+    expect(first[2]?.endsWith('…')).toBe(true);
+    await pass(1000);
+    await t.poller.settled();
+    const second = status() ?? [];
+    expect(second).toHaveLength(MAX_WARNINGS);
+    expect(second[2]).toBe('dead-letter messages grew: 10 → 12');
+    expect(second[MAX_WARNINGS - 1]).toBe('and 3 more warnings');
   });
 
   it('spreads a family over the interval after the start-up poll; discovery replaces it whole', async () => {

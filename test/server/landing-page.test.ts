@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { landingPage, span, type SourceRow } from '../../src/server/landing-page.js';
+import { createHash } from 'node:crypto';
+import {
+  DEFAULT_REFRESH_SECONDS,
+  landingPage,
+  landingPageCsp,
+  pageView,
+  span,
+  type PageView,
+  type SourceRow,
+} from '../../src/server/landing-page.js';
 import { unitLabels, type UnitKind } from '../../src/vocabulary.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
@@ -27,11 +36,17 @@ function row(
     notBefore: 0,
     running: false,
     stale: false,
+    warnings: [],
     ...over,
   };
 }
 
-const page = (rows: readonly SourceRow[], ready = true, why = 'waiting for the first poll of every source') =>
+const page = (
+  rows: readonly SourceRow[],
+  ready = true,
+  why = 'waiting for the first poll of every source',
+  view?: PageView,
+) =>
   landingPage({
     rows,
     now: NOW,
@@ -40,6 +55,7 @@ const page = (rows: readonly SourceRow[], ready = true, why = 'waiting for the f
     metricsPath: '/metrics',
     shard: '0 of 1',
     readiness: ready ? { ready } : { ready, why },
+    view,
   });
 
 /** The text of the page as a reader sees it: tags dropped, entities kept. */
@@ -66,8 +82,10 @@ describe('landing page', () => {
     sorted(order(['>db-0<', '>db-1<', '>db-2<', '>db-3<']));
     expect(html).toContain('alpha<span class="id">db-1</span>');
     expect(html).toContain('<span class="id">db-2</span>');
-    // The source's cell spans its units and counts them.
-    expect(html).toMatch(/rowspan="4">redis_stats<small>4 units: <span class="ok">4 up<\/span><\/small>/);
+    // The source's heading row counts its units.
+    expect(html).toContain(
+      '<tr class="group"><th scope="rowgroup" colspan="7">redis_stats<small>4 units: <span class="ok">4 up</span></small></th></tr>',
+    );
   });
 
   it('shows per unit its outcome with the error, ages with their absolute time, duration, interval and next poll', () => {
@@ -140,7 +158,8 @@ describe('landing page', () => {
     expect(html).toContain('<a href="./metrics">/metrics</a>');
     for (const link of ['healthz', 'readyz']) expect(html).toContain(`<a href="${link}">/${link}</a>`);
     expect(html.indexOf('class="summary"')).toBeLessThan(html.indexOf('<table'));
-    expect(html).not.toContain('<script');
+    // One script, the page's own (see the CSP test).
+    expect(html.match(/<script/g)).toHaveLength(1);
     expect(text(page([]))).toContain('0 units: 0 up. Ready');
   });
 
@@ -177,7 +196,8 @@ describe('landing page', () => {
       shard: hostile,
       readiness: { ready: true },
     });
-    expect(html).not.toContain('<script>');
+    // The page's own script, and no other.
+    expect(html.match(/<script>/g)).toHaveLength(1);
     expect(html).not.toContain('<img');
     expect(html).not.toContain(`' onmouseover='x`);
     expect(html).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;&#39;&#38;');
@@ -208,11 +228,18 @@ describe('landing page', () => {
       'tr',
       'th',
       'td',
+      'form',
+      'label',
+      'input',
+      'button',
+      'ul',
+      'li',
+      'script',
     ];
     expect([...tags].filter((tag) => tag !== undefined && !own.includes(tag))).toEqual([]);
   });
 
-  it('is linear in the units: an account of 1,000 databases (3,000 units) is about 0.5 kB per unit', () => {
+  it('is linear in the units: an account of 1,000 databases (3,000 units) is about 0.6 kB per unit', () => {
     const rows = Array.from({ length: 1000 }, (_, i) => [
       row('redis_stats', 'big', 'database', `db-${String(i).padStart(4, '0')}`, {
         name: `database-${999 - i}`,
@@ -221,10 +248,131 @@ describe('landing page', () => {
       row('databases', `account-${i}`),
     ]).flat();
     const html = page(rows);
-    expect(html.length / rows.length).toBeLessThan(600);
-    expect(html.match(/<tr>/g)?.length).toBe(rows.length + 1001);
+    expect(html.length / rows.length).toBeLessThan(650);
+    expect(html.match(/<tr id=/g)?.length).toBe(rows.length);
     // Sorted by name: database-0 (db-0999) comes first.
     expect(html.indexOf('>db-0999<')).toBeLessThan(html.indexOf('>db-0000<'));
+  });
+
+  it('shows trouble in the data of a unit that is up, with its reasons, and lists it under "Needs attention"', () => {
+    const html = page([
+      row('flow_control', 'eu'),
+      row('schedules', 'eu', 'account', '', {
+        warnings: ['1 schedule failing (last run failed): scd-billing'],
+      }),
+      row('redis_stats', 'main', 'database', 'db-1', {
+        name: 'legacy',
+        warnings: ['field rejected (wrong type upstream, skipped): total_monthly_requests'],
+      }),
+    ]);
+    expect(html).toMatch(
+      /<span class="state up">up<\/span><span class="warning">1 schedule failing \(last run failed\): scd-billing<\/span>/,
+    );
+    expect(text(html)).toContain('3 units: 3 up, 2 with warnings. Ready: every unit has been polled once.');
+    const attention = /<section class="attention">[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+    expect(text(attention)).toContain('Needs attention 0 failing, 2 up with warnings, of 3 units');
+    expect(attention).toContain('main · redis_stats · legacy (db-1)</a>');
+    expect(attention).toContain('total_monthly_requests');
+    expect(attention).not.toContain('flow_control');
+    // Each item links to its unit's row.
+    for (const [, anchor] of attention.matchAll(/href="#(u\d+)"/g))
+      expect(html).toContain(`<tr id="${anchor}"`);
+    expect(page([row('flow_control', 'eu')])).not.toContain('class="attention"');
+  });
+
+  it('names index units by their name and ID, not "whole account"', () => {
+    const html = page([
+      row('vector_stats', 'main', 'vector_index', 'idx-v1', { name: 'embeddings' }),
+      row('search_stats', 'main', 'search_index', 'idx-s1', { name: 'docs' }),
+    ]);
+    expect(html).toContain('embeddings<span class="id">idx-v1</span>');
+    expect(html).toContain('docs<span class="id">idx-s1</span>');
+    expect(html).not.toContain('whole account');
+  });
+
+  it('puts the failing units first in each source, then those with warnings, then by name', () => {
+    const html = page([
+      row('redis_stats', 'main', 'database', 'db-a', { name: 'a' }),
+      row('redis_stats', 'main', 'database', 'db-b', { name: 'b', warnings: ['x'] }),
+      row('redis_stats', 'main', 'database', 'db-c', {
+        name: 'c',
+        outcome: 'network',
+        error: 'network: connection refused',
+      }),
+    ]);
+    const table = html.slice(html.indexOf('<table'));
+    const positions = ['>db-c<', '>db-b<', '>db-a<'].map((needle) => table.indexOf(needle));
+    expect(positions.every((p) => p >= 0)).toBe(true);
+    expect([...positions].sort((x, y) => x - y)).toEqual(positions);
+    expect(html).toContain('<span class="detail">network: connection refused</span>');
+  });
+
+  it('is not a green "Ready" while units fail: red when all fail, amber when some do', () => {
+    const failing = { outcome: 'network', error: 'network: connection refused' };
+    const all = page([
+      row('flow_control', 'eu', 'account', '', failing),
+      row('queues', 'eu', 'account', '', failing),
+    ]);
+    expect(all).toContain('<span class="failing">Ready · 2 of 2 units failing</span>');
+    expect(all).not.toContain('<span class="ok">Ready</span>');
+    const some = page([row('flow_control', 'eu', 'account', '', failing), row('queues', 'eu')]);
+    expect(some).toContain('<span class="pending">Ready · 1 of 2 units failing</span>');
+    expect(page([row('queues', 'eu')])).toContain('<span class="ok">Ready</span>');
+  });
+
+  it('filters rows by every word given, as the script does, hiding the others in static HTML', () => {
+    const rows = [
+      row('flow_control', 'eu'),
+      row('redis_stats', 'main', 'database', 'db-1', {
+        name: 'orders',
+        outcome: 'timeout',
+        error: 'timeout',
+      }),
+      row('redis_stats', 'main', 'database', 'db-2', { name: 'sessions' }),
+    ];
+    const html = page(rows, true, '', { filter: 'REDIS down', refreshSeconds: 0 });
+    const shown = [...html.matchAll(/<tr id="u\d+"( hidden)? data-text="([^"]*)"/g)]
+      .filter((m) => m[1] === undefined)
+      .map((m) => m[2]);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toContain('orders');
+    expect(html).toContain('value="REDIS down"');
+    // The form keeps the refresh off.
+    expect(html).toContain('<input type="hidden" name="refresh" value="0">');
+  });
+
+  it('refreshes itself every 30 s unless ?refresh=0, and says how to stop or restart it', () => {
+    expect(DEFAULT_REFRESH_SECONDS).toBe(30);
+    const on = page([row('flow_control', 'eu')]);
+    expect(on).toContain('<meta http-equiv="refresh" content="30">');
+    expect(on).toContain('Refreshes every 30 s (<a href="?refresh=0">stop</a>)');
+    const off = page([row('flow_control', 'eu')], true, '', { filter: 'eu', refreshSeconds: 0 });
+    expect(off).not.toContain('http-equiv="refresh"');
+    expect(off).toContain('Not refreshing (<a href="?filter=eu">refresh every 30 s</a>)');
+  });
+
+  it('reads its view from the query, bounded: filter cut to 100 characters, refresh 0 or 5 to 3600 s', () => {
+    expect(pageView('')).toEqual({ filter: '', refreshSeconds: 30 });
+    expect(pageView('refresh=0')).toEqual({ filter: '', refreshSeconds: 0 });
+    expect(pageView('refresh=60&filter=%20redis%20')).toEqual({ filter: 'redis', refreshSeconds: 60 });
+    for (const bad of ['refresh=1', 'refresh=-5', 'refresh=abc', 'refresh=99999', 'refresh=1e3'])
+      expect(pageView(bad).refreshSeconds).toBe(30);
+    expect(pageView(`filter=${'x'.repeat(5000)}`).filter).toHaveLength(100);
+  });
+
+  it('allows its own style and script by their hashes in its Content-Security-Policy, nothing inline else', () => {
+    const html = page([row('flow_control', 'eu')]);
+    const csp = landingPageCsp();
+    const hash = (tag: string) => {
+      const body = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(html)?.[1] ?? '';
+      return `'sha256-${createHash('sha256').update(body).digest('base64')}'`;
+    };
+    expect(csp).toContain(`style-src ${hash('style')};`);
+    expect(csp).toContain(`script-src ${hash('script')};`);
+    expect(csp).toMatch(/^default-src 'none';/);
+    expect(csp).not.toContain('unsafe');
+    // No inline handler or style attribute, which a hash does not allow.
+    expect(html).not.toMatch(/\son[a-z]+=|\sstyle=/);
   });
 
   it('spells a time span in its two largest units', () => {

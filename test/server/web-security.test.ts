@@ -6,6 +6,7 @@ import { TLSSocket } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
+import { landingPageCsp } from '../../src/server/landing-page.js';
 import { parseWebConfig } from '../../src/server/web-config.js';
 import { eventually, httpGet, leakedSecret, startHarness, type Harness } from '../faults/harness.js';
 import { makePki } from './tls-fixtures.js';
@@ -131,6 +132,20 @@ describe('basic auth (web config basic_auth_users)', () => {
       expect(reply.headers['x-frame-options']).toBe('deny');
       expect(reply.headers['content-security-policy']).toBe("default-src 'none'");
     }
+  });
+
+  test('the landing page sends its own strict CSP when none is configured, and reads its view from the query', async () => {
+    const { h } = await start('');
+    const page = await h.get('/');
+    expect(page.headers['content-security-policy']).toBe(landingPageCsp());
+    expect(page.body).toContain('<meta http-equiv="refresh" content="30">');
+    expect(page.body).toMatch(/<tr id="u\d+" data-text/);
+    // Only the page's: /metrics is no document.
+    expect((await h.get('/metrics')).headers['content-security-policy']).toBeUndefined();
+    const still = await h.get('/?refresh=0&filter=nothing-matches-this');
+    expect(still.body).not.toContain('http-equiv="refresh"');
+    expect(still.body).toContain('value="nothing-matches-this"');
+    expect(still.body).not.toMatch(/<tr id="u\d+" data-text/);
   });
 
   test('a changed file applies without restart; an invalid one is logged and the previous one kept', async () => {
