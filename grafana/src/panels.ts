@@ -179,6 +179,20 @@ export function rowsOf(
   return b;
 }
 
+/** A table of databases by `feature` (upstash_redis_feature_enabled): a row per database, 1 on, 0 off. */
+export function featureMatrix(p: Panel): table.PanelBuilder {
+  return rowsOf({
+    ...p,
+    sortBy: 'database_name',
+    transformations: [
+      {
+        id: 'groupingToMatrix',
+        options: { columnField: 'feature', rowField: 'database_name', valueField: 'Value' },
+      },
+    ],
+  });
+}
+
 /** The queries of a table merged into one row per series, the columns named in `hide` left out. */
 export function merged(hide: readonly string[]): dashboard.DataTransformerConfig[] {
   return [

@@ -67,6 +67,12 @@ export function named(expr: string, n: Names, ...chosen: string[]): string {
   return `${expr} * on ${unit(n)} group_left (${n.label}) topk by ${unit(n)} (1, ${info(n, ...chosen)})`;
 }
 
+/** The `$database` variable's databases, by name. */
+export const CHOSEN_DATABASES = 'database_name=~"$database"';
+
+/** `expr` of the databases the `$database` variable chose, each series named. */
+export const chosenDatabases = (expr: string): string => named(expr, DATABASE, CHOSEN_DATABASES);
+
 /**
  * Like {@link named}, for series of several kinds of unit at once, and for units that no listing names
  * (its source off or failing): these keep their series, without a name, through `or` a name-less copy

@@ -3,15 +3,16 @@ import * as common from '@grafana/grafana-foundation-sdk/common';
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import type { Spec } from './dashboard.js';
 import { deliveries, safety, workflows } from './v04-rows.js';
-import { bars, graph, merged, q, rowsOf, stats } from './panels.js';
+import { bars, featureMatrix, graph, merged, q, rowsOf, stats } from './panels.js';
 import {
+  CHOSEN_DATABASES,
   DATABASE,
   INDEX,
   QSTASH,
   byJob,
+  chosenDatabases,
   info,
   labelValues,
-  named,
   namedOrNot,
   onlyChosen,
   perLimit,
@@ -39,12 +40,10 @@ const thisDb = (metric: string) => sel(metric, 'database_id=~"$database_id"');
 const HITS = thisDb('upstash_redis_hits_per_second');
 const MISSES = thisDb('upstash_redis_misses_per_second');
 
-/** The databases chosen by name, each series named. */
-const CHOSEN = 'database_name=~"$database"';
-const chosen = (expr: string) => named(expr, DATABASE, CHOSEN);
-const tableOf = (metric: string) => onlyChosen(`max without (instance) (${sel(metric)})`, DATABASE, CHOSEN);
+const tableOf = (metric: string) =>
+  onlyChosen(`max without (instance) (${sel(metric)})`, DATABASE, CHOSEN_DATABASES);
 const ofLimit = (value: string, limit: string, positiveOnly?: boolean) =>
-  chosen(perLimit(sel(value), sel(limit), DATABASE, positiveOnly));
+  chosenDatabases(perLimit(sel(value), sel(limit), DATABASE, positiveOnly));
 
 const UP_DOWN: dashboard.ValueMapping[] = [
   {
@@ -72,7 +71,7 @@ export const upstash: Spec = {
     {
       name: 'database_id',
       label: 'Database',
-      query: `query_result(max by (database_id, database_name) (${info(DATABASE, CHOSEN)}))`,
+      query: `query_result(max by (database_id, database_name) (${info(DATABASE, CHOSEN_DATABASES)}))`,
       regex: '/database_id="(?<value>[^"]*)".*database_name="(?<text>[^"]*)"/',
       description:
         'The chosen databases: each shown by its name (from upstash_redis_database_info), its value the ID that the queries filter on.',
@@ -607,7 +606,7 @@ export const upstash: Spec = {
           },
           transformations: merged(['Time', 'Value #A', '__name__', 'job', 'instance']),
           queries: [
-            q(`max without (instance) (${info(DATABASE, CHOSEN)})`),
+            q(`max without (instance) (${info(DATABASE, CHOSEN_DATABASES)})`),
             ...[
               'upstash_redis_daily_requests',
               'upstash_redis_monthly_requests',
@@ -668,7 +667,7 @@ export const upstash: Spec = {
           unit: 's',
           size: [8, 8],
           steps: NEAR_LIMIT,
-          queries: [q(chosen(sel('upstash_redis_latency_p99_seconds')), '{{database_name}}')],
+          queries: [q(chosenDatabases(sel('upstash_redis_latency_p99_seconds')), '{{database_name}}')],
         }),
         graph({
           title: 'Top commands',
@@ -677,7 +676,9 @@ export const upstash: Spec = {
           unit: 'short',
           size: [12, 8],
           steps: NEAR_LIMIT,
-          queries: [q(`topk(10, ${chosen(sel('upstash_redis_commands'))})`, '{{database_name}} {{command}}')],
+          queries: [
+            q(`topk(10, ${chosenDatabases(sel('upstash_redis_commands'))})`, '{{database_name}} {{command}}'),
+          ],
         }),
         graph({
           title: 'Requests today',
@@ -686,9 +687,9 @@ export const upstash: Spec = {
           size: [12, 8],
           steps: NEAR_LIMIT,
           queries: [
-            q(chosen(sel('upstash_redis_daily_commands')), '{{database_name}} all'),
-            q(chosen(sel('upstash_redis_daily_read_requests')), '{{database_name}} read'),
-            q(chosen(sel('upstash_redis_daily_write_requests')), '{{database_name}} write'),
+            q(chosenDatabases(sel('upstash_redis_daily_commands')), '{{database_name}} all'),
+            q(chosenDatabases(sel('upstash_redis_daily_read_requests')), '{{database_name}} read'),
+            q(chosenDatabases(sel('upstash_redis_daily_write_requests')), '{{database_name}} write'),
           ],
         }),
         rowsOf({
@@ -710,29 +711,22 @@ export const upstash: Spec = {
           transformations: merged(['Time', '__name__', 'job', 'instance', 'database_id']),
           queries: [
             ...['completed', 'failed', 'pending'].map((state) =>
-              q(chosen(`sum without (state) (${sel('upstash_redis_backups', `state="${state}"`)})`)),
+              q(chosenDatabases(`sum without (state) (${sel('upstash_redis_backups', `state="${state}"`)})`)),
             ),
             // Grafana's dateTimeFromNow takes milliseconds.
-            q(chosen(`${sel('upstash_redis_backup_last_completed_timestamp_seconds')} * 1000`)),
-            q(chosen(`${sel('upstash_redis_backup_last_failed_timestamp_seconds')} * 1000`)),
-            q(chosen(sel('upstash_redis_replicas'))),
-            q(chosen(sel('upstash_redis_read_regions'))),
+            q(chosenDatabases(`${sel('upstash_redis_backup_last_completed_timestamp_seconds')} * 1000`)),
+            q(chosenDatabases(`${sel('upstash_redis_backup_last_failed_timestamp_seconds')} * 1000`)),
+            q(chosenDatabases(sel('upstash_redis_replicas'))),
+            q(chosenDatabases(sel('upstash_redis_read_regions'))),
           ],
         }),
-        rowsOf({
+        featureMatrix({
           title: 'Settings',
           description:
             'Settings of each polled database as its listing reports them: 1 on, 0 off (tls, eviction, daily_backup, consistent, auto_upgrade, prod_pack, native_prometheus). UpstashRedisTlsDisabled and UpstashRedisDailyBackupDisabled (info) say when TLS or daily backups are off.',
           unit: 'short',
           size: [12, 8],
-          sortBy: 'database_name',
-          transformations: [
-            {
-              id: 'groupingToMatrix',
-              options: { columnField: 'feature', rowField: 'database_name', valueField: 'Value' },
-            },
-          ],
-          queries: [q(chosen(sel('upstash_redis_feature_enabled')))],
+          queries: [q(chosenDatabases(sel('upstash_redis_feature_enabled')))],
         }),
       ],
     },

@@ -1,8 +1,8 @@
 // The rows of contract 10.5: where deliveries fail and the workflows (after the 'QStash delivery' row of
 // upstash.ts), and the account's safety (at its end).
 import type { Row } from './panels.js';
-import { bars, graph, q, rowsOf, stats } from './panels.js';
-import { DATABASE, named, rate, sel } from './promql.js';
+import { bars, featureMatrix, graph, q, stats } from './panels.js';
+import { chosenDatabases, rate, sel } from './promql.js';
 
 const perSecond = (by: string, metric: string) => `sum by (account, ${by}) (${rate(sel(metric))})`;
 
@@ -129,25 +129,16 @@ export const safety: Row = {
         q(perSecond('action, via', 'upstash_audit_events_total'), '{{account}} {{action}} via {{via}}'),
       ],
     }),
-    rowsOf({
+    featureMatrix({
       title: 'Network restrictions',
       description:
         'Per database, whether an IP allowlist, VPC peering or Private Link is on (upstash_redis_feature_enabled); UpstashRedisNoNetworkRestriction says when none is.',
       unit: 'short',
       size: [12, 8],
-      sortBy: 'database_name',
-      transformations: [
-        {
-          id: 'groupingToMatrix',
-          options: { columnField: 'feature', rowField: 'database_name', valueField: 'Value' },
-        },
-      ],
       queries: [
         q(
-          named(
+          chosenDatabases(
             sel('upstash_redis_feature_enabled', 'feature=~"ip_allowlist|vpc_peering|private_link"'),
-            DATABASE,
-            'database_name=~"$database"',
           ),
         ),
       ],
