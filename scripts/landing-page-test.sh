@@ -70,7 +70,8 @@ if (units.length === 0) problems.push('/metrics has no upstash_up series');
 if (!dom.includes('<h1>Upstash exporter</h1>')) problems.push('no heading');
 const summary = /class="summary">(\d+) units?:/.exec(dom);
 if (Number(summary?.[1]) !== units.length) problems.push(`summary says ${summary?.[1]} units, /metrics ${units.length}`);
-for (const link of ['metrics', 'healthz', 'readyz']) if (!dom.includes(`href="${link}"`)) problems.push(`no link to /${link}`);
+// The metrics link is ./<telemetry path> (a path like /a:b must not read as a URL scheme).
+for (const [href, path] of [['./metrics', '/metrics'], ['healthz', '/healthz'], ['readyz', '/readyz']]) if (!dom.includes(`href="${href}"`)) problems.push(`no link to ${path}`);
 const sections = dom.split('<section>');
 for (const unit of units) {
   const section = sections.find((s) => s.includes(`Account <q>${unit.account}</q>`)) ?? '';
