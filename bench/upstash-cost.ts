@@ -45,10 +45,11 @@ async function exporterCycles(state: State, seconds: number): Promise<CostFigure
     await sleep(seconds * 1000);
     // Per-database polls are spread over the interval, so some poll may be in flight at any moment:
     // read when none is (polls take a few ms), i.e. when two reads of the counters agree around the
-    // simulator's count; a poll started but not yet arrived would otherwise count half.
+    // simulator's count; a poll started but not yet arrived would otherwise count half. On a busy
+    // machine such a moment can take a while to come (a poll a second, each slow): up to 30 s.
     let metrics = '';
     let requests = 0;
-    for (let attempt = 0; attempt < 50; attempt++) {
+    for (const until = Date.now() + 30_000; Date.now() < until;) {
       const before = sumOf((await exporter.scrape()).toString('utf8'), 'upstash_exporter_polls_total');
       requests = ROUTES.reduce((n, route) => n + simulator.requests(route), 0);
       metrics = (await exporter.scrape()).toString('utf8');
