@@ -54,7 +54,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 # Only what runs, as in the npm package (package.json's "files"): the source maps went with the sources.
 COPY --from=build /app/dist ./dist
-COPY package.json ./
+COPY package.json LICENSE ./
 # Files stay owned by root (read-only for the process). 1000 is the `node` user of the official image;
 # numeric so that Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000

@@ -60,7 +60,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
       expect(files).toContain('dist/polling/worker.js');
       expect(files).toContain('dist/build-info.json');
       const others = files.filter((f) => !/^dist\/.*\.js$/.test(f) && f !== 'dist/build-info.json');
-      expect(others.sort()).toEqual(['README.md', 'package.json']);
+      expect(others.sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
     },
   );
 
