@@ -2,7 +2,7 @@
 # The landing page in a real browser, twice: has Debian's headless Chromium take a screenshot of /
 # and dump its DOM, then checks that the page shows every unit /metrics reports (upstash_up), under
 # its account and source, with its outcome, and every discovered database and index with its name.
-#  1. healthy: the demo (`--demo`), once its injected faults show (the failing schedule starts 90 s
+#  1. healthy: the demo (`--demo`), once its injected faults show (the failing schedule starts 20 s
 #     in): the page must show each with its reason. Screenshot: $LANDING_SCREENSHOT
 #     (default .tmp/landing-screenshot.png).
 #  2. failing: the simulator with faults turned on (flow_control answers 401, queues resets its
@@ -114,7 +114,7 @@ base="http://127.0.0.1:$port"
 setsid node dist/main.js --demo --web.listen-address "127.0.0.1:$port" >"$work/demo.log" 2>&1 &
 pids+=($!)
 wait_ready "$base" "$work/demo.log"
-# The failing schedule starts 90 s after the simulator; the fleet changes at 45 s.
+# The failing schedule starts 20 s after the simulator; the fleet changes at 45 s.
 wait_for_page 'schedule failing' 180
 check_page "$healthy_png" healthy
 

@@ -70,12 +70,19 @@ function event(n: number, timestamp: number): Record<string, unknown> {
   };
 }
 
-/** The log at time t (ms): newest first, the events since `origin` and a month of history. */
-function auditLog(origin: number, t: number): Record<string, unknown>[] {
+/**
+ * The log at time t (ms): newest first, the events since `origin`, the opening's (opening.ts; event
+ * 0, a database created from the console, at the opening's second) and a month of history.
+ */
+function auditLog(origin: number, t: number, opened: number | undefined): Record<string, unknown>[] {
   const start = Math.floor(origin / 1000);
   const since = Math.max(0, Math.floor((t - origin) / AUDIT_STEP_MS));
   const events: Record<string, unknown>[] = [];
   for (let n = since; n >= 1; n--) events.push(event(n, start + (n * AUDIT_STEP_MS) / 1000));
+  // (Fixed by this read or an earlier one: never after the read, whatever t says a moment before.)
+  if (opened !== undefined) events.push(event(0, Math.floor(opened / 1000)));
+  // Newest first: the opening is at any time after start-up, not always before event 1.
+  events.sort((a, b) => Number(b.timestamp) - Number(a.timestamp));
   for (let day = 1; day <= HISTORY_DAYS; day++) events.push(event(-day, start - day * 86_400));
   return events;
 }
@@ -89,7 +96,7 @@ export const auditLogsEndpoint = defineEndpoint({
   create: (ctx) =>
     new OneBody<readonly DemoAuditEvent[]>(ctx, (t, override) =>
       override === null
-        ? auditLog(ctx.origin, t)
+        ? auditLog(ctx.origin, t, ctx.opening.at())
         : override.map((e, k) => ({ ...event(k, e.timestamp), ...e })),
     ),
 });

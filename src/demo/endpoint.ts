@@ -1,4 +1,5 @@
 import type { Answer } from './answer.js';
+import type { Opening } from './opening.js';
 import type { Registries } from './registries.js';
 
 /** With `churn`, keys and URL groups are reshuffled once per this many clock milliseconds. */
@@ -37,6 +38,8 @@ export interface EndpointContext {
   readonly churn: boolean;
   /** What the account's listings list, one copy each, shared by the endpoints that serve it. */
   readonly registries: Registries;
+  /** When the event logs were first read, and gained their opening events (opening.ts). */
+  readonly opening: Opening;
 }
 
 /** One simulated endpoint's data, and how it answers a request that passed the route's auth. */

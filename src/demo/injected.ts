@@ -29,6 +29,10 @@ export const DEMO_INJECTED: readonly Injected[] = [
     message: `demo: injected on purpose: ${FLEET_CHANGE_MS / 1000} s after start, database ${DEMO_DELETED_DATABASE} is deleted and ${DEMO_CREATED_DATABASE} created, to show discovery (the landing page and /metrics follow)`,
   },
   {
+    injected: 'opening_events',
+    message: `demo: injected on purpose: at the first poll the simulator's logs hold one delivery error and one failure, a finished workflow run and an audit event, so that every event counter is on /metrics from the start; the "delivery FAILED" warning that follows is one of them`,
+  },
+  {
     injected: 'failing_schedule',
     message: `demo: injected on purpose: schedule ${DEMO_FAILING_SCHEDULE} starts failing ${FAILS_AFTER_MS / 1000} s after start, to show a failing schedule's series`,
   },

@@ -46,6 +46,9 @@ export const DEMO_DESTINATIONS = [
   { url: `https://legacy.example.com/gone#${DEMO_EVENT_SECRET}`, code: 404, errors: 0.3, failures: 0.3 },
 ] as const;
 
+/** Where the opening's delivery errs and fails: a destination of its own, no other events' labels. */
+const OPENING_DESTINATION = DEMO_DESTINATIONS[1];
+
 /** A log event as QStash writes it, every documented field filled (secrets included). */
 function logEvent(
   time: number,
@@ -84,7 +87,8 @@ function logEvent(
 /**
  * The simulated QStash log: in each 10-second slot, each destination fails a delivery (ERROR) with
  * its own odds and code, and now and then a message exhausts its retries (FAILED). Two destinations
- * fail in the same millisecond of a slot (events at exactly one time). Served newest first.
+ * fail in the same millisecond of a slot (events at exactly one time). At the opening (opening.ts),
+ * one message of the billing destination errs and fails. Served newest first.
  */
 export class QstashLogs implements Endpoint {
   readonly #ctx: EndpointContext;
@@ -112,6 +116,11 @@ export class QstashLogs implements Endpoint {
         .map((body) => ({ at: Number(body.time), body }))
         .filter(({ at }) => at >= from && at <= to);
     const out: Timed[] = [];
+    // The opening (opening.ts): one message of the billing destination errs and fails for good.
+    const opened = this.#ctx.opening.at();
+    if (opened !== undefined && opened >= from && opened <= to)
+      for (const state of ['ERROR', 'FAILED'])
+        out.push({ at: opened, body: logEvent(opened, 'msg_demo_opening', state, OPENING_DESTINATION) });
     const seed = this.#ctx.seed;
     for (let slot = Math.floor(from / SLOT_MS); slot * SLOT_MS <= to; slot++) {
       DEMO_DESTINATIONS.forEach((destination, d) => {
@@ -135,6 +144,8 @@ export class QstashLogs implements Endpoint {
   }
 
   answer(_params: RouteParams, query?: URLSearchParams): Answer {
+    // Opened before the clock is read: an opening this read fixes is not after its `now`.
+    this.#ctx.opening.at();
     const now = this.#ctx.now();
     const to = Math.min(now, timeParam(query, 'toDate') ?? now);
     const from = Math.max(now - RETENTION_MS, timeParam(query, 'fromDate') ?? 0);

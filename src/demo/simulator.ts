@@ -12,6 +12,7 @@ import type { DemoIndex, IndexProduct } from './indexes.js';
 import type { DemoQstashInstance } from './qstash-instances.js';
 import type { QueueEntry, QueuesOptions } from './queues.js';
 import type { DemoBackup } from './redis-backups.js';
+import { Opening } from './opening.js';
 import { createRegistries } from './registries.js';
 import type { RegistriesOptions } from './registries.js';
 import type { RedisStatsOptions } from './redis-stats.js';
@@ -179,6 +180,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     frozen,
     churn: options.churn ?? false,
     registries,
+    opening: new Opening(now, frozen),
   };
   const routes = ENDPOINTS.map((spec) => ({ spec, endpoint: spec.create(ctx, options) }));
   // Each name is in the table once, beside its own create(); TypeScript cannot carry that through map().

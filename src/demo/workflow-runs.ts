@@ -88,7 +88,8 @@ function runBody(run: DemoRun, now: number): Record<string, unknown> {
 
 /**
  * Upstash Workflow's runs: two workflows starting runs on their own rhythm (one fails now and then,
- * the other is sometimes canceled), and one run stuck since two hours before the simulator started.
+ * the other is sometimes canceled), one run stuck since two hours before the simulator started, and
+ * one begun at start-up that finishes at the opening (opening.ts).
  * Run mode only (`groupBy=workflowRunId`), newest first by creation, 10 a page; `fromDate` read as
  * the runs' creation time or as their events' (the completion of a finished run), as set.
  */
@@ -124,6 +125,16 @@ export class WorkflowRuns implements Endpoint {
         outcome: 'RUN_SUCCESS',
       },
     ];
+    // The opening (opening.ts): a run of the onboarding workflow begun at start-up finishes.
+    const opened = this.#ctx.opening.at();
+    if (opened !== undefined)
+      out.push({
+        id: 'wfr_demo_opening',
+        url: DEMO_WORKFLOWS[0].url,
+        createdAt: this.#ctx.origin,
+        completedAt: opened,
+        outcome: 'RUN_SUCCESS',
+      });
     DEMO_WORKFLOWS.forEach((workflow, w) => {
       for (
         let slot = Math.floor((now - RETENTION_MS) / workflow.everyMs);
@@ -152,6 +163,8 @@ export class WorkflowRuns implements Endpoint {
   answer(_params: RouteParams, query?: URLSearchParams): Answer {
     if (query?.get('groupBy') !== 'workflowRunId')
       return jsonAnswer(400, { error: 'the simulator serves run mode only (groupBy=workflowRunId)' });
+    // Opened before the clock is read: an opening this read fixes is not after its `now`.
+    this.#ctx.opening.at();
     const now = this.#ctx.now();
     const state = query.get('state') ?? undefined;
     const from = timeParam(query, 'fromDate');

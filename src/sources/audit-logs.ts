@@ -2,6 +2,7 @@ import { gauge, type DataMetric } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchAuditLogs, type AuditEvent } from '../upstash/audit-logs.js';
 import { EventScan, startState, type EventState } from './event-rule.js';
+import { ScanWarnings } from './event-warnings.js';
 import type { SourceKind } from './source.js';
 
 /** The `# HELP` phrase of the account's safety series: they follow `audit_interval` (OWN_SCHEDULES). */
@@ -80,12 +81,15 @@ export const auditLogs: SourceKind<'audit_logs'> = {
         .filter((event) => event.time >= state.watermark)
         .map((event) => ({ time: event.time, identity: event.id, labels: [event.action, event.via] })),
     );
-    const { state: next, truncated } = scan.finish(true);
-    entry.states.set(STATE, next);
+    const result = scan.finish(true);
+    entry.states.set(STATE, result.state);
+    const said = new ScanWarnings();
+    said.add('all', result);
     return {
-      samples: auditSamples(account.name, next, events),
+      samples: auditSamples(account.name, result.state, events),
       rejectedFields: rejected,
-      labelValuesDropped: truncated,
+      labelValuesDropped: result.truncated,
+      warnings: said.warnings(limits, 'log'),
     };
   },
 };

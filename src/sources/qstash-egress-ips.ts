@@ -36,9 +36,15 @@ export const qstashEgressIps: SourceKind<'qstash_egress_ips'> = {
   metrics: Object.values(METRICS),
   async poll({ client, account, signal, deadline }) {
     const ranges = await fetchQstashEgressIps(client, { ...account, signal, deadline });
+    const left = Math.max(0, ranges.length - MAX_EGRESS_RANGES);
     return {
       samples: egressSamples(account.name, ranges),
-      labelValuesDropped: Math.max(0, ranges.length - MAX_EGRESS_RANGES),
+      labelValuesDropped: left,
+      ...(left > 0 && {
+        warnings: [
+          `${left} range${left === 1 ? '' : 's'} not exported one by one: at most ${MAX_EGRESS_RANGES} are (upstash_qstash_egress_ip_ranges counts them all)`,
+        ],
+      }),
     };
   },
 };

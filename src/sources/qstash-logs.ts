@@ -5,6 +5,7 @@ import { scanEvents } from '../upstash/event-paths.js';
 import { LOG_STATES, QSTASH_LOGS, type LogEvent, type LogState } from '../upstash/qstash-logs.js';
 import { EventScan, startState, type CountedEvent } from './event-rule.js';
 import { counterSamples, POLLED_EVENTS, scanMetrics, scanSamples } from './event-samples.js';
+import { counted, ScanWarnings, sincePoll } from './event-warnings.js';
 import type { SourceKind } from './source.js';
 
 const NAME = 'qstash_logs';
@@ -61,9 +62,12 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
     let truncated = 0;
     const samples: Sample[] = [];
     const scans: Sample[] = [];
+    const said = new ScanWarnings();
+    const failed: string[] = [];
     for (const state of LOG_STATES) {
       const key = `${NAME}/${state}`;
-      const scan = new EventScan(events.states.get(key) ?? startState(events.since), {
+      const before = events.states.get(key);
+      const scan = new EventScan(before ?? startState(events.since), {
         perSecond: 1000,
         maxSeries: limits.maxEventSeries,
         ordered: true,
@@ -95,6 +99,12 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
       const result = scan.finish(paging.end === 'last_page');
       events.states.set(key, result.state);
       truncated += result.truncated;
+      said.add(state, result);
+      // Messages that exhausted their retries are lost work: said; a failed attempt is retried.
+      if (state === 'FAILED' && result.counted > 0)
+        failed.push(
+          sincePoll(`${counted(result.counted, 'delivery', 'deliveries')} FAILED`, before === undefined),
+        );
       const { metric, labels } = COUNTED[state];
       samples.push(...counterSamples(metric, account.name, labels, result.state.series));
       scans.push(...scanSamples(SCAN, account.name, state, result.state, 1000));
@@ -103,6 +113,7 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
       samples: [...samples, ...scans],
       rejectedFields: [...rejected],
       ...(truncated > 0 && { labelValuesDropped: truncated }),
+      warnings: [...failed, ...said.warnings(limits, 'log')],
     };
   },
 };

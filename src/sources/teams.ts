@@ -61,6 +61,16 @@ export const teams: SourceKind<'teams'> = {
     // schedule is minutes long.
     for (const team of kept)
       samples.push(...teamSamples(account.name, team, await fetchTeamRoles(client, target, team.id)));
-    return { samples, rejectedFields: rejected, labelValuesDropped: entries.length - kept.length };
+    const left = entries.length - kept.length;
+    return {
+      samples,
+      rejectedFields: rejected,
+      labelValuesDropped: left,
+      ...(left > 0 && {
+        warnings: [
+          `${left} team${left === 1 ? '' : 's'} not read: max_teams (${limits.maxTeams}) reached, the first by name are`,
+        ],
+      }),
+    };
   },
 };

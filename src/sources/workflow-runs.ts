@@ -13,6 +13,7 @@ import {
 } from '../upstash/workflow-runs.js';
 import { EventScan, startState, type CountedEvent } from './event-rule.js';
 import type { EventEntry } from './event-store.js';
+import { counted as some, ScanWarnings, sincePoll } from './event-warnings.js';
 import {
   counterSamples,
   histogramSamples,
@@ -108,8 +109,11 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
     let truncated = 0;
     const samples: Sample[] = [];
     const scans: Sample[] = [];
+    const said = new ScanWarnings();
+    const failed: string[] = [];
     for (const state of FINISHED_RUN_STATES) {
       const key = `${NAME}/${state}`;
+      const first = !events.states.has(key);
       // One metric, three states: the label sets the other two hold count against this one's cap.
       const others = FINISHED_RUN_STATES.filter((s) => s !== state)
         .map(
@@ -138,6 +142,9 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
       const result = scan.finish(paging.end === 'last_page');
       events.states.set(key, result.state);
       truncated += result.truncated;
+      said.add(state, result);
+      if (state === 'RUN_FAILED' && result.counted > 0)
+        failed.push(sincePoll(`${some(result.counted, 'workflow run')} failed`, first));
       const outcome: [string, string][] = [['state', OUTCOME[state]]];
       samples.push(...counterSamples(FINISHED, account.name, ['workflow'], result.state.series, outcome));
       samples.push(
@@ -154,7 +161,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
     }
     // The runs in progress now: no fromDate, every page up to the cap, counted afresh each poll.
     const running = new Map<string, { count: number; oldest: number }>();
-    await readRuns(read, { state: RUN_STARTED }, (runs) => {
+    const listed = await readRuns(read, { state: RUN_STARTED }, (runs) => {
       for (const run of runs) {
         if (run.workflowState !== undefined && run.workflowState !== RUN_STARTED) continue;
         const workflow = labelKey(run.workflow ?? '');
@@ -173,7 +180,8 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
       ([, r]) => r.count,
       ([w]) => w,
     );
-    truncated += running.size - kept.length;
+    const left = running.size - kept.length;
+    truncated += left;
     for (const [workflow, { count, oldest }] of kept) {
       const labels: [string, string][] = [
         ['account', account.name],
@@ -185,6 +193,20 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
       samples: [...samples, ...scans],
       rejectedFields: [...read.rejected],
       ...(truncated > 0 && { labelValuesDropped: truncated }),
+      warnings: [
+        ...failed,
+        ...said.warnings(limits, 'window'),
+        ...(listed.end === 'page_cap'
+          ? [
+              `runs in progress: listing stopped at max_event_pages (${some(limits.maxEventPages, 'page')}): the counts are lower bounds`,
+            ]
+          : []),
+        ...(left > 0
+          ? [
+              `${some(left, 'workflow')} with runs in progress not exported: max_event_series (${some(limits.maxEventSeries, 'label set')}) reached`,
+            ]
+          : []),
+      ],
     };
   },
 };

@@ -23,8 +23,15 @@ describe('account safety endpoints', () => {
   test('GET /auditlogs: every AuditLog field, newest first, a deletion every six events; no /v2 path', async () => {
     let now = T0;
     const sim = await start({ now: () => now });
+    now = T0 + 1500;
     const history = (await get(sim.url, '/auditlogs')).body as Record<string, unknown>[];
-    expect(history).toHaveLength(30);
+    // A month of history, and the opening's event at the second of the first read (opening.ts).
+    expect(history).toHaveLength(31);
+    expect(history[0]).toMatchObject({
+      log_id: 'demo-audit-e0',
+      timestamp: T0 / 1000 + 1,
+      action_string: 'Create Database',
+    });
     expect(Object.keys(history[0]!).sort()).toEqual(
       [
         'log_id',
@@ -50,7 +57,7 @@ describe('account safety endpoints', () => {
       action_string: string;
       source: string;
     }[];
-    expect(log).toHaveLength(42);
+    expect(log).toHaveLength(43);
     expect(log[0]!.timestamp).toBe(T0 / 1000 + (12 * AUDIT_STEP_MS) / 1000);
     const times = log.map((e) => e.timestamp);
     expect(times).toEqual([...times].sort((a, b) => b - a));

@@ -55,4 +55,35 @@ describe('the simulated QStash log and workflow runs', () => {
     expect((failed.body.runs as unknown[]).length).toBe(10);
     expect(failed.body.cursor).toBeDefined();
   });
+
+  it('opens at the first read: one ERROR and one FAILED delivery and a finished run, dated then; none when frozen', async () => {
+    let now = NOW;
+    sim = await startSimulator({ now: () => now });
+    now = NOW + 700;
+    // What an exporter that began polling at NOW + 500 asks for first (10.1: fromDate = W).
+    const errors = (await get(`/v2/logs?state=ERROR&fromDate=${NOW + 500}&count=100`)).body.logs as {
+      time: number;
+      messageId: string;
+    }[];
+    expect(errors).toEqual([expect.objectContaining({ time: NOW + 700, messageId: 'msg_demo_opening' })]);
+    now = NOW + 900;
+    const failed = (await get(`/v2/events?state=FAILED&fromDate=${NOW + 500}&count=100`)).body.events;
+    expect(failed).toEqual([expect.objectContaining({ time: NOW + 700, state: 'FAILED' })]);
+    const runs = (
+      await get(`/v2/workflows/logs?groupBy=workflowRunId&state=RUN_SUCCESS&fromDate=${NOW - 60_000}`)
+    ).body.runs as Record<string, unknown>[];
+    expect(runs.find((run) => run.workflowRunId === 'wfr_demo_opening')).toMatchObject({
+      workflowRunCreatedAt: NOW,
+      workflowRunCompletedAt: NOW + 700,
+      workflowState: 'RUN_SUCCESS',
+    });
+    await sim.stop();
+
+    sim = await startSimulator({ frozen: true, now: () => NOW });
+    const frozen = (await get(`/v2/logs?state=ERROR&fromDate=${NOW}&count=100`)).body.logs as unknown[];
+    expect(frozen.filter((e) => (e as { messageId: string }).messageId === 'msg_demo_opening')).toEqual([]);
+    const frozenRuns = (await get(`/v2/workflows/logs?groupBy=workflowRunId&state=RUN_SUCCESS`)).body
+      .runs as { workflowRunId: string }[];
+    expect(frozenRuns.map((run) => run.workflowRunId)).not.toContain('wfr_demo_opening');
+  });
 });

@@ -15,10 +15,23 @@ import { startExporter, waitForStatus, type ExporterProcess } from '../helpers/e
 
 // The landing page of the real demo (`--demo`, the built program) once its injected faults show:
 // the page must name every kind of unit and say each trouble the demo injects, with its reason, as
-// the README promises a new user. The failing schedule starts 90 s in, so this test waits for it:
-// what it waits for is the page saying it, with a bound far above the demo's schedule.
+// the README promises a new user. The failing schedule starts FAILS_AFTER_MS in, so this test waits
+// for it: what it waits for is the page saying it, with a bound far above the demo's schedule. One
+// demo process serves every case, and /metrics as it is on the first scrape once /readyz says 200.
 
 const WAIT_LIMIT_MS = FAILS_AFTER_MS + 120_000;
+
+/**
+ * The counters of contract 10 that count from the exporter's start (10.1): the demo's opening events
+ * (src/demo/opening.ts) put each on /metrics from the first poll.
+ */
+const FROM_THE_START = [
+  'upstash_qstash_delivery_errors_total',
+  'upstash_qstash_deliveries_failed_total',
+  'upstash_workflow_runs_finished_total',
+  'upstash_workflow_run_duration_seconds_count',
+  'upstash_audit_events_total',
+];
 
 /** What the page must say of each fault the demo injects that is trouble in the data. */
 const SAID: Readonly<Record<string, string>> = {
@@ -30,10 +43,12 @@ describe('the landing page of the demo', () => {
   let exporter: ExporterProcess;
   let page = '';
   let metrics = '';
+  let whenReady = '';
 
   beforeAll(async () => {
     exporter = await startExporter(['--demo']);
     await waitForStatus(`${exporter.url}/readyz`, 200);
+    whenReady = await (await fetch(`${exporter.url}/metrics`)).text();
     const deadline = Date.now() + WAIT_LIMIT_MS;
     while (!page.includes(DEMO_FAILING_SCHEDULE) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -54,6 +69,13 @@ describe('the landing page of the demo', () => {
       .slice(1)
       .find((row) => row.includes(`<span class="id">${id}</span>`) && row.includes(`data-text="${source}`)) ??
     '';
+
+  it('serves every event counter of contract 10 once ready: the first poll counts the opening events', () => {
+    // At least 1: a generated event may fall between the start and the first poll too.
+    for (const name of FROM_THE_START)
+      expect(whenReady, name).toMatch(new RegExp(`^${name}\\{account="demo",[^}]*\\} [1-9]\\d*$`, 'm'));
+    expect(whenReady).toMatch(/^upstash_workflow_run_duration_seconds_bucket\{[^}]*le="\+Inf"\} [1-9]\d*$/m);
+  });
 
   it('names every kind of unit: the account-wide by "whole account", the others by name and ID', () => {
     expect(page).toContain('<span class="whole">whole account</span>');

@@ -1,0 +1,53 @@
+import type { Limits } from '../vocabulary.js';
+import type { ScanResult } from './event-rule.js';
+
+// What the event sources of contract 10.1 say of a poll on the landing page (PollResult.warnings),
+// besides what the poller says of every source (rejected fields, label values cut): the scans the page
+// cap stopped and the events they left uncounted, and the events counted under "other". Counts, caps
+// and the states as sent upstream only: never a destination, workflow, action or actor.
+
+/** A count and its noun: `1 event`, `3 events`. */
+export function counted(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** The warnings of one poll's scans, gathered state by state. */
+export class ScanWarnings {
+  readonly #stopped: string[] = [];
+  #unreadSeconds = 0;
+  #other = 0;
+
+  /** Takes the outcome of one (source, state)'s scan. */
+  add(state: string, result: ScanResult): void {
+    if (!result.state.complete) {
+      this.#stopped.push(state);
+      this.#unreadSeconds += result.unreadSeconds;
+    }
+    this.#other += result.truncated;
+  }
+
+  /**
+   * `scan stopped at max_event_pages (10 pages) for ERROR: 42 s of the log not read, its events not
+   * counted`, and `3 events counted under "other": max_event_series (500 label sets) reached`.
+   */
+  warnings(limits: Pick<Limits, 'maxEventPages' | 'maxEventSeries'>, what: string): string[] {
+    const warnings: string[] = [];
+    if (this.#stopped.length > 0)
+      warnings.push(
+        `scan stopped at max_event_pages (${counted(limits.maxEventPages, 'page')}) for ${this.#stopped.join(', ')}: ${Math.ceil(this.#unreadSeconds)} s of the ${what} not read, its events not counted`,
+      );
+    if (this.#other > 0)
+      warnings.push(
+        `${counted(this.#other, 'event')} counted under "other": max_event_series (${counted(limits.maxEventSeries, 'label set')}) reached`,
+      );
+    return warnings;
+  }
+}
+
+/**
+ * `2 deliveries FAILED since the previous poll`: what one poll counted of a state that is trouble,
+ * `since the exporter started` on the state's first poll (which counts from the start, 10.1).
+ */
+export function sincePoll(what: string, first: boolean): string {
+  return `${what} since ${first ? 'the exporter started' : 'the previous poll'}`;
+}
