@@ -27,7 +27,11 @@ export function demoConfig(url: string, base: CommonSettings): Config {
           dlq: scheduleFromInterval('30s') as Schedule,
           events: scheduleFromInterval('10s') as Schedule,
         },
-        workflowLookbackMs: DEFAULTS.workflowLookback.defaultMs,
+        // 15 minutes, not the default hour: the onboarding workflow finishes ~130 runs an hour, and every
+        // poll re-reads the lookback's runs, 10 a page, so an hour of them is more than the default
+        // max_event_pages (10) reads and each poll would say seconds unread. The report workflow's
+        // runs (at most 10 minutes) still fit in it. docs/metrics.md says the same for real accounts.
+        workflowLookbackMs: 15 * 60_000,
       },
     ],
     management: [
