@@ -110,6 +110,7 @@ export async function ingestLogWindow(bodies: readonly Buffer[]): Promise<number
     const { entries } = await parseListing(json, documented.path, {
       entry: documented.entry,
       toEntry: documented.toEntry,
+      read: documented.read,
       list: () => ({ list: json.logs, at: 'logs' }),
     });
     scan.read(entries.map((event) => countedLogEvent(event, 'ERROR')));
@@ -201,7 +202,7 @@ export async function measureIngest(
 }
 
 /** The log window of {@link logWindowBodies}: 10,000 events in 100 pages, against JSON.parse of them. */
-async function logWindowFigure(options: { budgetMs: number; rounds: number }): Promise<IngestFigure> {
+export async function logWindowFigure(options: { budgetMs: number; rounds: number }): Promise<IngestFigure> {
   const bodies = logWindowBodies();
   const series = await ingestLogWindow(bodies);
   const [jsonParseMicros = NaN, ingestMicros = NaN] = await cpuMicrosPerCall(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing } from './schema.js';
-import { number, optionalText } from './tolerance.js';
+import { entryObject, isNumber, number, optionalText, textField } from './tolerance.js';
 
 /** One audit event as the exporter keeps it: when, its identity, what was done and through what. */
 export interface AuditEvent {
@@ -34,6 +34,17 @@ export function viaOf(source: string): string {
   return (cut === -1 ? source : source.slice(0, cut)).trim();
 }
 
+/** {@link event} and its mapping by hand (schema.ts, EntryReader): the same verdicts and names. */
+export function readAuditEvent(raw: unknown, rejected: Set<string>): AuditEvent | undefined {
+  const entry = entryObject(raw);
+  if (entry === undefined) return undefined;
+  const { log_id: id, timestamp } = entry;
+  if (typeof id !== 'string' || id === '' || !isNumber(timestamp)) return undefined;
+  const action = textField(entry, 'action_string', rejected);
+  const source = textField(entry, 'source', rejected);
+  return { id, time: timestamp, action: action ?? '', via: viaOf(source ?? '') };
+}
+
 /**
  * Parses the audit log (one bare array, the account's whole retained history), in slices so that
  * scrapes are answered while a year of events is validated. A bad optional field is named in
@@ -51,6 +62,7 @@ export async function parseAuditLogs(
       action: e.action_string ?? '',
       via: viaOf(e.source ?? ''),
     }),
+    read: readAuditEvent,
   });
   return { events: entries, rejected };
 }
