@@ -176,7 +176,10 @@ export async function parseListing<S extends z.ZodType<object>, T>(
   return { entries, rejected: [...rejected] };
 }
 
-/** An entry its reader refused, read by the schema: it fails with the schema's words (or, if the schema takes it, is kept). */
+/**
+ * An entry its reader refused, read by the schema: it fails with the schema's words (or, were the
+ * schema to take it, is kept as the schema reads it).
+ */
 function schemaEntry<S extends z.ZodType<object>, T>(
   raw: unknown,
   shape: ListingShape<S, T>,
