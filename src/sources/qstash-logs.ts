@@ -27,13 +27,13 @@ const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string
 };
 
 /**
- * A log event of `state` as the event rule counts it. Its identity is its message: the pages are
- * ordered, so the rule compares identities only among the events of one instant and one state
- * (event-rule.ts), where a message has one event at most (a retry comes seconds later); the time
- * and state in it were the same for every identity compared, and turning 10,000 times into text cost
- * as much as reading the events (issue 30). Names and
- * IDs are kept as label keys (a long one as its head and hash): a poll holds its label sets and the
- * identities at W, not the 80,000-character names a page may carry.
+ * A log event of `state` as the event rule counts it. Its identity is contract 10.2's `messageId` +
+ * `time` + `state`, held as the message alone: the pages are ordered, so the rule compares identities
+ * only among the events of one instant (event-rule.ts), and a scan reads one state; the time and
+ * state were the same in every identity compared, and turning 10,000 times into text cost as much as
+ * reading the events (issue 30). Names and IDs are kept as label keys (a long one as its head and
+ * hash): a poll holds its label sets and the identities at W, not the 80,000-character names a page
+ * may carry.
  */
 export function countedLogEvent(event: LogEvent, state: LogState): CountedEvent {
   const labels = [
