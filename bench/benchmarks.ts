@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { startSimulator } from '../src/demo/simulator.js';
 import { measureAccount, type AccountFigures, type AccountPlan } from './account.js';
 import { startBareServer } from './bare-server.js';
+import { measureEventWindow, type EventWindowFigure } from './event-window.js';
 import { startExporter, type ExporterProcess } from './exporter-process.js';
 import { fetchBodies, measureIngest, type IngestFigure } from './ingest.js';
 import { compareLoad, runLoad, type ScrapeFigure } from './load.js';
@@ -32,6 +33,8 @@ export interface Plan {
    */
   readonly cyclesNiceness?: number;
   readonly account: AccountPlan;
+  /** Pages of 100 QStash log events in the event window whose RSS growth is measured (issue 30). */
+  readonly eventWindowPages: number;
 }
 
 export const FULL_PLAN: Plan = {
@@ -58,6 +61,7 @@ export const FULL_PLAN: Plan = {
     turns: 3,
     rounds: 3,
   },
+  eventWindowPages: 100,
 };
 
 /** Every phase, on a tiny state and for about a second each: proves the benchmark still runs. */
@@ -83,6 +87,7 @@ export const QUICK_PLAN: Plan = {
     turns: 1,
     rounds: 1,
   },
+  eventWindowPages: 10,
 };
 
 /** The machine the figures come from. */
@@ -109,6 +114,7 @@ export interface Results {
   readonly scaling: readonly ScalingFigure[];
   readonly cost: CostFigures;
   readonly account: AccountFigures;
+  readonly eventWindow: EventWindowFigure;
   readonly seconds: number;
 }
 
@@ -175,6 +181,8 @@ export async function runBenchmarks(
     exporterSeconds: plan.exporterCostSeconds,
     clientCycles: plan.clientCostCycles,
   });
+  log(`event window: ${plan.eventWindowPages * 100} QStash log events`);
+  const eventWindow = await measureEventWindow(plan.eventWindowPages);
   log('account scale');
   const account = await measureAccount(plan.account, log);
   log(`waiting for the ${plan.pollCycles} poll cycles`);
@@ -188,6 +196,7 @@ export async function runBenchmarks(
     scaling,
     cost,
     account,
+    eventWindow,
     seconds: (performance.now() - started) / 1000,
   };
 }

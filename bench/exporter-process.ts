@@ -57,6 +57,11 @@ export interface ExporterOptions {
    * many does, calling Upstash with `concurrency` requests in flight (`http.concurrency`).
    */
   readonly discovery?: { readonly concurrency: number };
+  /**
+   * Poll the QStash log (`qstash_logs`, on `events_interval: interval`, up to `maxPages` pages) instead
+   * of the QStash sources of {@link BENCH_QSTASH_SOURCES}: the event window's memory (issue 30).
+   */
+  readonly events?: { readonly interval: string; readonly maxPages: number };
   /** Extra node flags, e.g. V8 heap sizing. */
   readonly nodeArgs?: readonly string[];
   /** Run under `nice -n` this (Linux): a background process that must not disturb what is timed. */
@@ -83,12 +88,15 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
       `  max_url_groups: ${limits.maxUrlGroups}`,
       ...(limits.maxQueues === undefined ? [] : [`  max_queues: ${limits.maxQueues}`]),
       ...(limits.maxSchedules === undefined ? [] : [`  max_schedules: ${limits.maxSchedules}`]),
+      ...(options.events === undefined ? [] : [`  max_event_pages: ${options.events.maxPages}`]),
       'qstash:',
       '  - name: bench',
       `    url: ${options.simulatorUrl}`,
       `    token: ${DEMO_QSTASH_TOKEN}`,
       `    interval: ${interval}`,
-      `    sources: [${BENCH_QSTASH_SOURCES.join(', ')}]`,
+      ...(options.events === undefined
+        ? [`    sources: [${BENCH_QSTASH_SOURCES.join(', ')}]`]
+        : ['    sources: [qstash_logs]', `    events_interval: ${options.events.interval}`]),
       'management:',
       '  - name: bench',
       `    url: ${options.simulatorUrl}`,

@@ -74,27 +74,35 @@ export const ingest = {
 };
 
 /**
- * A window of the QStash log as `qstash_logs` reads it (issue 30): 100 pages of 100 ERROR events, newest
- * first, each event with the fields a real one carries (headers, bodies, error text, callbacks).
+ * The `n`th ERROR event of a log window (`time` its time), with the fields a real one carries
+ * (headers, bodies, error text, callbacks): seven destinations, five queues, four codes.
+ */
+export function logWindowEvent(n: number, time: number): Record<string, unknown> {
+  return {
+    time,
+    messageId: `msg_${n}`,
+    state: 'ERROR',
+    url: `https://api${n % 7}.example.com/hooks/${n}?token=${DEMO_EVENT_SECRET}`,
+    queueName: `queue-${n % 5}`,
+    responseStatus: [500, 502, 503, 404][n % 4],
+    header: { Authorization: [`Bearer ${DEMO_EVENT_SECRET}`] },
+    body: Buffer.from(`{"order":${n}}`).toString('base64'),
+    error: `failed (${DEMO_EVENT_SECRET})`,
+    callback: `https://cb.example.com/?k=${DEMO_EVENT_SECRET}`,
+    maxRetries: 3,
+  };
+}
+
+/**
+ * A window of the QStash log as `qstash_logs` reads it (issue 30): 100 pages of 100 ERROR events
+ * ({@link logWindowEvent}), newest first.
  */
 export function logWindowBodies(pages = 100, perPage = 100): Buffer[] {
   const bodies: Buffer[] = [];
   for (let page = 0; page < pages; page++) {
     const logs = Array.from({ length: perPage }, (_, i) => {
       const n = page * perPage + i;
-      return {
-        time: 1_800_000_000_000 - n,
-        messageId: `msg_${n}`,
-        state: 'ERROR',
-        url: `https://api${n % 7}.example.com/hooks/${n}?token=${DEMO_EVENT_SECRET}`,
-        queueName: `queue-${n % 5}`,
-        responseStatus: [500, 502, 503, 404][n % 4],
-        header: { Authorization: [`Bearer ${DEMO_EVENT_SECRET}`] },
-        body: Buffer.from(`{"order":${n}}`).toString('base64'),
-        error: `failed (${DEMO_EVENT_SECRET})`,
-        callback: `https://cb.example.com/?k=${DEMO_EVENT_SECRET}`,
-        maxRetries: 3,
-      };
+      return logWindowEvent(n, 1_800_000_000_000 - n);
     });
     bodies.push(Buffer.from(JSON.stringify({ cursor: page + 1 < pages ? `c${page + 1}` : '', logs })));
   }
@@ -110,6 +118,7 @@ export async function ingestLogWindow(bodies: readonly Buffer[]): Promise<number
     const { entries } = await parseListing(json, documented.path, {
       entry: documented.entry,
       toEntry: documented.toEntry,
+      read: documented.read,
       list: () => ({ list: json.logs, at: 'logs' }),
     });
     scan.read(entries.map((event) => countedLogEvent(event, 'ERROR')));
@@ -201,7 +210,7 @@ export async function measureIngest(
 }
 
 /** The log window of {@link logWindowBodies}: 10,000 events in 100 pages, against JSON.parse of them. */
-async function logWindowFigure(options: { budgetMs: number; rounds: number }): Promise<IngestFigure> {
+export async function logWindowFigure(options: { budgetMs: number; rounds: number }): Promise<IngestFigure> {
   const bodies = logWindowBodies();
   const series = await ingestLogWindow(bodies);
   const [jsonParseMicros = NaN, ingestMicros = NaN] = await cpuMicrosPerCall(

@@ -10,7 +10,11 @@
 export interface CountedEvent {
   /** In the rule's unit (Unix ms, or Unix seconds for the audit log). */
   readonly time: number;
-  /** Unique among the events of one (source, state): what recognises it at the watermark. */
+  /**
+   * What recognises it at the watermark. Unique among the events of one (source, state) at one
+   * instant for an ordered read (every identity it compares is of one instant: W, the newest time
+   * read, the least time paged to); among all of them for an unordered one.
+   */
   readonly identity: string;
   /** Its label values, in the metric's label order (the same number for every event of a state). */
   readonly labels: readonly string[];
@@ -108,9 +112,14 @@ export class EventScan {
   #newest: number | undefined;
   #atNewest = new Set<string>();
   #oldest: number | undefined;
-  /** Ordered reads: the least time paged to, and the identities read at it. */
+  /**
+   * Ordered reads: the least time paged to, and the identities read at it: the first alone, a set
+   * only from the second on (most instants hold one event, and a set per event was a tenth of the
+   * cost of counting a window: issue 30).
+   */
   #reached: number | undefined;
-  #atReached = new Set<string>();
+  #firstAtReached = '';
+  #moreAtReached: Set<string> | undefined;
   /** Unordered reads: every identity read by this poll (at most the page cap's worth). */
   readonly #read = new Set<string>();
   #done = false;
@@ -165,12 +174,13 @@ export class EventScan {
     }
     if (this.#reached !== undefined && event.time > this.#reached) return true;
     if (this.#reached === event.time) {
-      if (this.#atReached.has(event.identity)) return true;
+      if (event.identity === this.#firstAtReached || this.#moreAtReached?.has(event.identity)) return true;
+      (this.#moreAtReached ??= new Set()).add(event.identity);
     } else {
       this.#reached = event.time;
-      this.#atReached = new Set();
+      this.#firstAtReached = event.identity;
+      this.#moreAtReached = undefined;
     }
-    this.#atReached.add(event.identity);
     return false;
   }
 
@@ -209,21 +219,25 @@ export class EventScan {
 
   #count(event: CountedEvent): void {
     let key = keyOf(event.labels);
-    let labels = event.labels;
-    if (!this.#index.has(key) && !this.#pending.has(key) && !isOther(labels)) {
-      const held = this.#state.series.filter((s) => !isOther(s.labels)).length + this.#newSeries;
-      if (held >= this.#options.maxSeries) {
-        labels = labels.map(() => OTHER);
-        key = keyOf(labels);
-        this.#truncated++;
-      } else {
-        this.#newSeries++;
-      }
-    }
+    // A label set this poll counted already (most events) costs one lookup.
     let pending = this.#pending.get(key);
     if (pending === undefined) {
-      pending = { labels, count: 0, sum: 0, buckets: (this.#options.buckets ?? []).map(() => 0) };
-      this.#pending.set(key, pending);
+      let labels = event.labels;
+      if (!this.#index.has(key) && !isOther(labels)) {
+        const held = this.#state.series.filter((s) => !isOther(s.labels)).length + this.#newSeries;
+        if (held >= this.#options.maxSeries) {
+          labels = labels.map(() => OTHER);
+          key = keyOf(labels);
+          pending = this.#pending.get(key);
+          this.#truncated++;
+        } else {
+          this.#newSeries++;
+        }
+      }
+      if (pending === undefined) {
+        pending = { labels, count: 0, sum: 0, buckets: (this.#options.buckets ?? []).map(() => 0) };
+        this.#pending.set(key, pending);
+      }
     }
     pending.count++;
     this.#counted++;

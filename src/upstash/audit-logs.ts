@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing } from './schema.js';
-import { number, optionalText } from './tolerance.js';
+import { entryObject, isNumber, number, optionalText, textField, type Tolerated } from './tolerance.js';
 
 /** One audit event as the exporter keeps it: when, its identity, what was done and through what. */
 export interface AuditEvent {
@@ -21,7 +21,7 @@ export interface AuditEvent {
 // other key at parsing, and `source` is cut to its kind here, so none of that ever reaches an object
 // of ours, a log line or an error (whose messages quote no value). The time and the identity are
 // what 10.1's rule counts by: missing or of the wrong type, the whole body is invalid.
-const event = z.object({
+export const auditEvent = z.object({
   log_id: z.string().min(1),
   timestamp: number,
   action_string: optionalText,
@@ -34,6 +34,22 @@ export function viaOf(source: string): string {
   return (cut === -1 ? source : source.slice(0, cut)).trim();
 }
 
+/** An audit event as kept, from its parsed fields. */
+export function toAuditEvent(e: Tolerated<z.output<typeof auditEvent>>): AuditEvent {
+  return { id: e.log_id, time: e.timestamp, action: e.action_string ?? '', via: viaOf(e.source ?? '') };
+}
+
+/** {@link auditEvent} and {@link toAuditEvent} by hand (schema.ts, EntryReader): the same verdicts and names. */
+export function readAuditEvent(raw: unknown, rejected: Set<string>): AuditEvent | undefined {
+  const entry = entryObject(raw);
+  if (entry === undefined) return undefined;
+  const { log_id: id, timestamp } = entry;
+  if (typeof id !== 'string' || id === '' || !isNumber(timestamp)) return undefined;
+  const action = textField(entry, 'action_string', rejected);
+  const source = textField(entry, 'source', rejected);
+  return { id, time: timestamp, action: action ?? '', via: viaOf(source ?? '') };
+}
+
 /**
  * Parses the audit log (one bare array, the account's whole retained history), in slices so that
  * scrapes are answered while a year of events is validated. A bad optional field is named in
@@ -44,13 +60,9 @@ export async function parseAuditLogs(
   url = 'auditlogs',
 ): Promise<{ events: AuditEvent[]; rejected: readonly string[] }> {
   const { entries, rejected } = await parseListing(json, url, {
-    entry: event,
-    toEntry: (e) => ({
-      id: e.log_id,
-      time: e.timestamp,
-      action: e.action_string ?? '',
-      via: viaOf(e.source ?? ''),
-    }),
+    entry: auditEvent,
+    toEntry: toAuditEvent,
+    read: readAuditEvent,
   });
   return { events: entries, rejected };
 }

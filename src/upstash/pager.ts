@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { requestName, UpstashError } from './errors.js';
-import { describeIssues, parseListing, responseFailure } from './schema.js';
+import { describeIssues, parseListing, responseFailure, type EntryReader } from './schema.js';
 import type { Tolerated } from './tolerance.js';
 
 // The one pager of every paged source (the DLQs of contract 9.2, the event sources of 10.1): one
@@ -48,6 +48,8 @@ export interface PagedList<S extends z.ZodType<object>, T> {
   readonly entry: S;
   /** The entry as the consumer keeps it, its rejected optional fields absent. */
   readonly toEntry: (entry: Tolerated<z.output<S>>) => T;
+  /** The same entry read by hand, for the event pages (schema.ts, {@link EntryReader}). */
+  readonly read?: EntryReader<T> | undefined;
 }
 
 /** Where and how far to read a paged list. */
@@ -201,6 +203,7 @@ async function parsePage<S extends z.ZodType<object>, T>(
   const listing = await parseListing(entries, url, {
     entry: list.entry,
     toEntry: list.toEntry,
+    read: list.read,
     list: () => ({ list: entries, at: at ?? list.listFields[0] }),
   });
   return { entries: listing.entries, rejected: listing.rejected, cursor: cursor === '' ? undefined : cursor };

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { EventList } from './event-paths.js';
-import { number, optional, type Tolerated } from './tolerance.js';
+import { entryObject, number, numberField, optional, textField, type Tolerated } from './tolerance.js';
+import { originOf } from './url-origin.js';
+
+export { originOf } from './url-origin.js';
 
 /**
  * What the exporter reads of a QStash log event (qstash.openapi.yaml, LogEntry): when, which
@@ -26,26 +29,6 @@ export const LOG_PAGE_SIZE = 100;
 export const LOG_STATES = ['ERROR', 'FAILED'] as const;
 export type LogState = (typeof LOG_STATES)[number];
 
-/**
- * A URL's origin, or undefined when it is no http(s) URL: the path, query, fragment and user info
- * (where tokens and signatures live) are dropped here, at parsing, so that no object of ours holds them.
- */
-export function originOf(text: string): string | undefined {
-  const url = parseUrl(text);
-  return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:')
-    ? url.origin
-    : undefined;
-}
-
-/** `text` as a URL, or undefined: one parse (canParse and then new URL would be two, per event). */
-export function parseUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-}
-
 const name = optional(z.string().transform((text) => (text === '' ? undefined : text)));
 
 // An event carries the message's headers and body, the response's body and headers, the error text,
@@ -67,12 +50,43 @@ function toLogEvent({ url, ...event }: Tolerated<z.output<typeof logEvent>>): Lo
   return { ...event, destination: url };
 }
 
+/**
+ * {@link logEvent} and {@link toLogEvent} by hand (schema.ts, EntryReader): the same fields, the same
+ * verdicts, the same names rejected in the same order; undefined when the identity is bad, for the
+ * schema to say why.
+ */
+export function readLogEvent(raw: unknown, rejected: Set<string>): LogEvent | undefined {
+  const entry = entryObject(raw);
+  if (entry === undefined) return undefined;
+  const { time, messageId } = entry;
+  if (!Number.isSafeInteger(time) || typeof messageId !== 'string') return undefined;
+  const state = nameField(entry, 'state', rejected);
+  const url = textField(entry, 'url', rejected);
+  return {
+    time: time as number,
+    messageId,
+    state,
+    topicName: nameField(entry, 'topicName', rejected),
+    queueName: nameField(entry, 'queueName', rejected),
+    scheduleId: nameField(entry, 'scheduleId', rejected),
+    responseStatus: numberField(entry, 'responseStatus', rejected, true),
+    destination: url === undefined ? undefined : originOf(url),
+  };
+}
+
+/** {@link name} by hand: a text field, '' read as absent. */
+function nameField(entry: Readonly<Record<string, unknown>>, field: string, rejected: Set<string>) {
+  const text = textField(entry, field, rejected);
+  return text === '' ? undefined : text;
+}
+
 const LOG_PAGES = {
   // The documentation says `logs`, the SDK reads `events`: either, on either path.
   listFields: ['logs', 'events'],
   count: LOG_PAGE_SIZE,
   entry: logEvent,
   toEntry: toLogEvent,
+  read: readLogEvent,
 } as const;
 
 /** `/v2/logs` (documented), `/v2/events` (what `@upstash/qstash` calls). */

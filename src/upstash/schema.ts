@@ -61,12 +61,16 @@ export async function parseEntriesInSlices<T extends z.ZodType>(
   at: string,
   fail: (problem: string) => Error,
 ): Promise<z.output<T>[]> {
-  if (list.length <= SLICE) return parseEntries(list, entry, at, fail);
-  const out: z.output<T>[] = [];
-  for (let from = 0; from < list.length; from += SLICE) {
+  return inSlices(list.length, (from, to) => parseEntries(list, entry, at, fail, from, to));
+}
+
+/** `run` over `[0, length)` in slices of {@link SLICE}, the event loop given a turn between them. */
+async function inSlices<T>(length: number, run: (from: number, to: number) => T[]): Promise<T[]> {
+  if (length <= SLICE) return run(0, length);
+  const out: T[] = [];
+  for (let from = 0; from < length; from += SLICE) {
     await setImmediate();
-    for (const parsed of parseEntries(list, entry, at, fail, from, Math.min(from + SLICE, list.length)))
-      out.push(parsed);
+    for (const item of run(from, Math.min(from + SLICE, length))) out.push(item);
   }
   return out;
 }
@@ -121,7 +125,23 @@ export interface ListingShape<S extends z.ZodType<object>, T> {
   readonly toEntry: (entry: Tolerated<z.output<S>>) => T;
   /** Where the entries are in the body, and their path for messages; a bare array when not given. */
   readonly list?: (json: unknown, fail: (problem: string) => Error) => { list: unknown[]; at: string };
+  /**
+   * The same entry read by hand ({@link EntryReader}), for lists read by the thousand; `entry` and
+   * `toEntry` stay the contract and say why an entry is refused. Not with `key`.
+   */
+  readonly read?: EntryReader<T> | undefined;
 }
+
+/**
+ * One entry read without zod, for the event pages (issue 30: a poll may read 10,000 events, and zod's
+ * result objects, the copy `tolerated` makes and `new URL` per event cost several times `JSON.parse`
+ * of the page). It must answer exactly what the listing's `toEntry(tolerated(entry))` would, adding
+ * the same names to `rejected` (tolerance.ts's field readers), and undefined for an entry the schema
+ * would refuse: the schema then runs on that one entry and says why, in the words every other body
+ * uses. So a reader can be stricter than its schema (it costs speed, never a verdict), never looser,
+ * and a property test holds each reader to its schema on generated entries.
+ */
+export type EntryReader<T> = (raw: unknown, rejected: Set<string>) => T | undefined;
 
 /**
  * Parses a listing body of `url`, in slices ({@link parseEntriesInSlices}): a bad key field, or a
@@ -135,10 +155,39 @@ export async function parseListing<S extends z.ZodType<object>, T>(
 ): Promise<Listing<T>> {
   const fail = responseFailure(url);
   const { list, at } = shape.list?.(json, fail) ?? { list: arrayBody(json, fail), at: '' };
+  if (shape.read !== undefined && shape.key === undefined) {
+    const rejected = new Set<string>();
+    const { read } = shape;
+    const entries = await inSlices(list.length, (from, to) => {
+      const out = new Array<T>(to - from);
+      for (let index = from; index < to; index++) {
+        const raw = list[index];
+        out[index - from] = read(raw, rejected) ?? schemaEntry(raw, shape, `${at}[${index}]`, fail, rejected);
+      }
+      return out;
+    });
+    return { entries, rejected: [...rejected] };
+  }
   const parsed = await parseEntriesInSlices(list, shape.entry, at, fail);
   if (shape.key !== undefined && shape.keyField !== undefined)
     assertUnique(parsed, shape.key, shape.keyField, fail);
   const rejected = new Set<string>();
   const entries = parsed.map((entry) => shape.toEntry(tolerated(entry, rejected)));
   return { entries, rejected: [...rejected] };
+}
+
+/**
+ * An entry its reader refused, read by the schema: it fails with the schema's words (or, were the
+ * schema to take it, is kept as the schema reads it).
+ */
+function schemaEntry<S extends z.ZodType<object>, T>(
+  raw: unknown,
+  shape: ListingShape<S, T>,
+  at: string,
+  fail: (problem: string) => Error,
+  rejected: Set<string>,
+): T {
+  const parsed = shape.entry.safeParse(raw);
+  if (!parsed.success) throw fail(describeIssues(parsed.error, at));
+  return shape.toEntry(tolerated(parsed.data, rejected));
 }

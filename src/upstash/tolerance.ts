@@ -62,6 +62,40 @@ export function tolerated<E extends object>(entry: E, rejected: Set<string>): To
   return (out ?? entry) as Tolerated<E>;
 }
 
+/**
+ * The hand-written side of the rule, for the entries read by the thousand (the event sources' pages):
+ * the same verdicts as {@link optional} and {@link tolerated} give, without building a zod result and a
+ * copy of the entry per field. Each reads one field of `entry`: missing or null is `undefined`; a
+ * value of the wrong type is `undefined` too and its name is added to `rejected`. A reader that uses
+ * them answers exactly what its zod schema would (a property test holds each one to it).
+ */
+export function textField(entry: Readonly<Record<string, unknown>>, field: string, rejected: Set<string>) {
+  const value = entry[field];
+  if (typeof value === 'string') return value;
+  if (value !== undefined && value !== null) rejected.add(field);
+  return undefined;
+}
+
+/** {@link textField} of a number field ({@link isNumber}); `integer`: a safe integer, as zod's `.int()`. */
+export function numberField(
+  entry: Readonly<Record<string, unknown>>,
+  field: string,
+  rejected: Set<string>,
+  integer = false,
+): number | undefined {
+  const value = entry[field];
+  if (integer ? Number.isSafeInteger(value) : isNumber(value)) return value as number;
+  if (value !== undefined && value !== null) rejected.add(field);
+  return undefined;
+}
+
+/** `value` as an object whose fields can be read (what `z.object` accepts), or undefined. */
+export function entryObject(value: unknown): Readonly<Record<string, unknown>> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
 /** An optional text field ({@link optional} of a string), absent when missing. */
 export const optionalText = optional(z.string());
 

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import type { EventList } from './event-paths.js';
-import { parseUrl } from './qstash-logs.js';
-import { number, optional, type Tolerated } from './tolerance.js';
+import {
+  entryObject,
+  isNumber,
+  number,
+  numberField,
+  optional,
+  textField,
+  type Tolerated,
+} from './tolerance.js';
+import { parseUrl } from './url-origin.js';
 
 /** What the exporter reads of a workflow run (workflow.openapi.yaml, WorkflowRun). Nothing else is kept. */
 export interface WorkflowRun {
@@ -45,6 +53,24 @@ function toRun({ workflowUrl, ...run }: Tolerated<z.output<typeof workflowRun>>)
   return { ...run, workflow: workflowUrl };
 }
 
+/** {@link workflowRun} and {@link toRun} by hand (schema.ts, EntryReader): the same verdicts and names. */
+export function readRun(raw: unknown, rejected: Set<string>): WorkflowRun | undefined {
+  const entry = entryObject(raw);
+  if (entry === undefined) return undefined;
+  const { workflowRunId, workflowRunCreatedAt } = entry;
+  if (typeof workflowRunId !== 'string' || !isNumber(workflowRunCreatedAt)) return undefined;
+  const workflowRunCompletedAt = numberField(entry, 'workflowRunCompletedAt', rejected);
+  const workflowState = textField(entry, 'workflowState', rejected);
+  const url = textField(entry, 'workflowUrl', rejected);
+  return {
+    workflowRunId,
+    workflowRunCreatedAt,
+    workflowRunCompletedAt,
+    workflowState,
+    workflow: url === undefined ? undefined : workflowOf(url),
+  };
+}
+
 const RUN_PAGES = {
   listFields: ['runs'],
   count: RUN_PAGE_SIZE,
@@ -52,6 +78,7 @@ const RUN_PAGES = {
   query: { groupBy: 'workflowRunId', trimBody: -1 },
   entry: workflowRun,
   toEntry: toRun,
+  read: readRun,
 } as const;
 
 /** `/v2/workflows/logs` (documented), `/v2/workflows/events` (what `@upstash/workflow` calls). */

@@ -66,9 +66,14 @@ describe('benchmark smoke run', () => {
       expect(load.requests).toBeGreaterThan(0);
     }
     expect(account.maxSampledRssBytes).toBeGreaterThan(0);
+    // Issue 30: the event window was polled whole (every event counted once), its RSS read around it.
+    expect(results.eventWindow.counted).toBe(QUICK_PLAN.eventWindowPages * 100);
+    expect(results.eventWindow.rssBeforeBytes).toBeGreaterThan(0);
+    expect(results.eventWindow.rssAfterBytes).toBeGreaterThan(0);
     const report = renderReport(results);
     expect(report).toContain('### 5. Upstash cost');
     expect(report).toContain('### Account scale');
     expect(report).toContain('p99 ratio');
+    expect(report).toContain('### The event window');
   }, 900_000);
 });
