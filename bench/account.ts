@@ -147,6 +147,10 @@ export async function measureAccount(
       const up = await waitAllUp(exporter, units, 2 * intervalMs);
       const startupRequests = arrivals.countUntil(up.checkedAt);
       const memoryAtReady = { ...memoryOf(exporter.pid), ...up.heap };
+      // BENCH_SMAPS_READY=<file>: what the resident memory at ready is made of, mapping by mapping.
+      if (process.env.BENCH_SMAPS_READY !== undefined) {
+        writeFileSync(process.env.BENCH_SMAPS_READY, readFileSync(`/proc/${exporter.pid}/smaps`, 'utf8'));
+      }
       log(
         `  ready after ${(exporter.readyMs / 1000).toFixed(1)} s, all ${up.count} up after ${(up.ms / 1000).toFixed(1)} s`,
       );

@@ -31,7 +31,7 @@ interface Block {
  * worker: a restarted worker continues from it.
  */
 export class SectionStore {
-  readonly #metrics: readonly DataMetric[];
+  #metrics: readonly DataMetric[];
   /** Per unit, its lines of each family: the buffer handed over, then a range of the block joined from it. */
   readonly #units = new Map<string, Map<string, Buffer>>();
   #order: readonly string[] | undefined;
@@ -44,6 +44,13 @@ export class SectionStore {
   /** `metrics`: every family of the section, in exposition order. */
   constructor(metrics: readonly DataMetric[]) {
     this.#metrics = metrics;
+  }
+
+  /** Replaces the families of the section (every one, in exposition order). */
+  catalogue(metrics: readonly DataMetric[]): void {
+    if (metrics === this.#metrics) return;
+    this.#metrics = metrics;
+    this.#version++;
   }
 
   /** Takes what changed: each unit's new lines (kept as given, not copied), or its removal. */

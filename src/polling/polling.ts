@@ -97,6 +97,7 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
     },
     take() {
       const now = { series: series.version, metrics: metrics.version, ready: poller.ready };
+      const first = published === undefined;
       const newKnown = knownMoved();
       published = now;
       if (newKnown) knownSent = new Map(plan.known);
@@ -104,6 +105,7 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
       if (newEvents) eventsSent = eventStates(plan.events);
       // All of it from one moment: nothing here awaits, so no poll lands in between.
       return {
+        catalogue: first ? series.metrics : undefined,
         data: series.takeChanges(),
         health: metrics.takeChanges(),
         ready: now.ready,

@@ -1,4 +1,5 @@
 import type { WireConfig } from '../config/wire.js';
+import type { DataMetric } from '../metrics/catalogue.js';
 import type { UnitChange } from '../metrics/data-series.js';
 import type { HealthChanges } from '../poller/health.js';
 import type { HealthState } from '../poller/self-metrics.js';
@@ -40,6 +41,12 @@ export interface WorkerInit {
  * (the health series). Every buffer owns its memory and is transferred (see {@link transferList}).
  */
 export interface Publication {
+  /**
+   * The data section's families in exposition order, in a worker's first publication (undefined
+   * after): the serving thread learns them from the worker rather than importing the sources, whose
+   * modules (the Upstash client, undici, every schema) would otherwise load into its heap too.
+   */
+  readonly catalogue: readonly DataMetric[] | undefined;
   readonly data: readonly UnitChange[];
   readonly health: HealthChanges;
   /** Whether every unit has finished its first poll (see Poller.ready). */

@@ -13,7 +13,6 @@ import {
 } from '../poller/health.js';
 import type { Section } from '../server/scrape-cache.js';
 import type { Listed } from '../sources/source.js';
-import { DATA_METRICS } from '../sources/kinds.js';
 import type { UnitStatus } from '../vocabulary.js';
 import type { EntryEvents } from '../sources/event-store.js';
 import type { Carried, Publication } from './protocol.js';
@@ -32,7 +31,8 @@ const RESTARTS = '\u0001restarts';
  * continue from ({@link carried}). Nothing here is lost when a worker dies.
  */
 export class PollStore {
-  readonly #data = new SectionStore(DATA_METRICS);
+  // Its families come with the worker's first publication (Publication.catalogue).
+  readonly #data = new SectionStore([]);
   readonly #health = new SectionStore(HEALTH_METRICS);
   readonly #records = new Map<string, HealthRecord>();
   #requests: ReadonlyMap<string, number> = new Map();
@@ -69,6 +69,7 @@ export class PollStore {
 
   /** Takes a publication: all of it at once, so that no scrape sees half of it. */
   apply(publication: Publication): void {
+    if (publication.catalogue !== undefined) this.#data.catalogue(publication.catalogue);
     this.#data.apply(publication.data);
     this.#applyHealth(publication.health);
     this.#ready = publication.ready;

@@ -23,6 +23,7 @@ export class Served {
   /** Takes what moved since the last call. */
   take(): void {
     this.store.apply({
+      catalogue: this.#series.metrics,
       data: this.#series.takeChanges(),
       health: this.#metrics.takeChanges(),
       ready: false,

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Every module the serving thread loads is compiled and kept in its own V8 heap, beside the poll
+// worker's copy: the Upstash client (undici, its WebAssembly parser), every source and every response
+// schema cost the serving thread ~6-10 MB of heap pages for code it never runs (BENCHMARKS.md, "Issue
+// 27, third part"). So the serving thread learns the data section's families from the worker's first
+// publication (Publication.catalogue) instead of importing the sources. This walks the static imports
+// of the program's entries as Node loads them (an `import type` is erased; a dynamic import(), such
+// as the simulator's under --demo, loads only when it runs).
+
+const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+/** The static imports of a module: relative ones as files, packages by name. */
+function imports(file: string): { files: string[]; packages: string[] } {
+  const text = readFileSync(file, 'utf8');
+  const files: string[] = [];
+  const packages: string[] = [];
+  for (const [, kind, specifier] of text.matchAll(
+    /^(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gms,
+  )) {
+    if (kind !== undefined || specifier === undefined) continue;
+    if (specifier.startsWith('.')) files.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+    else packages.push(specifier);
+  }
+  return { files, packages };
+}
+
+/** Every module and package the serving thread loads from `entries`, statically. */
+function loaded(entries: readonly string[]): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const queue = entries.map((entry) => join(SRC, entry));
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    if (files.has(file)) continue;
+    files.add(file);
+    const found = imports(file);
+    queue.push(...found.files);
+    for (const name of found.packages) packages.add(name);
+  }
+  return { files, packages };
+}
+
+describe('the serving thread', () => {
+  const { files, packages } = loaded(['main.ts', 'cli.ts']);
+  const relative = [...files].map((file) => file.slice(SRC.length + 1)).sort();
+
+  it('loads the server, the scrape cache and the poll thread', () => {
+    // The walk itself works: what the serving thread must load is found.
+    expect(relative).toEqual(
+      expect.arrayContaining(['app.ts', 'polling/thread.ts', 'polling/store.ts', 'server/scrape-cache.ts']),
+    );
+  });
+
+  it('loads no source, no simulator and no Upstash client', () => {
+    // (Its error classes, which the failure words of the landing page share, are small and load.)
+    expect(relative.filter((file) => /^(sources|demo)\/|^upstash\/client\.ts$/.test(file))).toEqual([]);
+    expect([...packages].filter((name) => name === 'undici')).toEqual([]);
+  });
+});
