@@ -6,6 +6,7 @@ import { measureAccount, type AccountFigures, type AccountPlan } from './account
 import { startBareServer } from './bare-server.js';
 import { startExporter, type ExporterProcess } from './exporter-process.js';
 import { fetchBodies, measureIngest, type IngestFigure } from './ingest.js';
+import { FULL_FLOOD, measureFlood, QUICK_FLOOD, type FloodFigures, type FloodPlan } from './flood.js';
 import { compareLoad, runLoad, type ScrapeFigure } from './load.js';
 import { memoryPoint, startCycles, V8_DEFAULTS, type MemoryRun } from './memory.js';
 import { scaledState, simulatorOptions, type State } from './states.js';
@@ -32,6 +33,8 @@ export interface Plan {
    */
   readonly cyclesNiceness?: number;
   readonly account: AccountPlan;
+  /** Clients pipelining requests they never read, while a scraper opens a fresh connection each second. */
+  readonly flood: FloodPlan;
 }
 
 export const FULL_PLAN: Plan = {
@@ -58,6 +61,7 @@ export const FULL_PLAN: Plan = {
     turns: 3,
     rounds: 3,
   },
+  flood: FULL_FLOOD,
 };
 
 /** Every phase, on a tiny state and for about a second each: proves the benchmark still runs. */
@@ -83,6 +87,7 @@ export const QUICK_PLAN: Plan = {
     turns: 1,
     rounds: 1,
   },
+  flood: QUICK_FLOOD,
 };
 
 /** The machine the figures come from. */
@@ -109,6 +114,8 @@ export interface Results {
   readonly scaling: readonly ScalingFigure[];
   readonly cost: CostFigures;
   readonly account: AccountFigures;
+  /** The large state's exporter flooded with pipelined requests. */
+  readonly flood: FloodFigures;
   readonly seconds: number;
 }
 
@@ -177,6 +184,8 @@ export async function runBenchmarks(
   });
   log('account scale');
   const account = await measureAccount(plan.account, log);
+  log(`flood: ${plan.flood.connections} connections × ${plan.flood.pipelined} pipelined requests`);
+  const flood = await measureFlood(largeState, plan.flood);
   log(`waiting for the ${plan.pollCycles} poll cycles`);
   const deadline = started + plan.cyclesDeadlineSeconds * 1000;
   const large = { ...scraped, memory: [...scraped.memory, await cycles.finish(deadline), v8Defaults] };
@@ -188,6 +197,7 @@ export async function runBenchmarks(
     scaling,
     cost,
     account,
+    flood,
     seconds: (performance.now() - started) / 1000,
   };
 }

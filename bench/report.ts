@@ -4,6 +4,7 @@ import { fixed, kb, mark, mb } from './format.js';
 import type { ScrapeFigure } from './load.js';
 import type { MemoryRun } from './memory.js';
 import { renderAccount } from './report-account.js';
+import { renderFlood } from './report-flood.js';
 
 const GOALS = { scrapeRatio: 0.8, p99Ratio: 1.25, ingestRatio: 2, rssBytes: 120 * 1024 * 1024 } as const;
 
@@ -86,6 +87,7 @@ export function renderReport(results: Results): string {
     `| client in-process, back to back | ${cost.sources} | ${cost.client.cycles} | ${cost.client.cycles * cost.sources} (0) | ${cost.client.requests} | ${fixed(cost.client.requests / (cost.client.cycles * cost.sources), 2)} | ${cost.client.connectionsOpened} | ${cost.client.poolSize} |`,
     '',
   );
+  lines.push(renderFlood(results.flood));
   lines.push(renderAccount(results.account));
   return lines.join('\n');
 }

@@ -66,9 +66,16 @@ describe('benchmark smoke run', () => {
       expect(load.requests).toBeGreaterThan(0);
     }
     expect(account.maxSampledRssBytes).toBeGreaterThan(0);
+    // Issue 27: the flood ran, and a scrape was started (and answered) every second of it.
+    const { flood } = results;
+    expect(flood.scrapes).toHaveLength(QUICK_PLAN.flood.seconds);
+    expect(flood.scrapes.every((s) => s.status === 200)).toBe(true);
+    expect(flood.windows).toHaveLength(Math.ceil(QUICK_PLAN.flood.seconds / QUICK_PLAN.flood.windowSeconds));
+    expect(flood.peakRssBytes).toBeGreaterThan(0);
     const report = renderReport(results);
     expect(report).toContain('### 5. Upstash cost');
     expect(report).toContain('### Account scale');
+    expect(report).toContain('### 6. Flood');
     expect(report).toContain('p99 ratio');
   }, 900_000);
 });
