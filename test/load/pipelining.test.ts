@@ -10,10 +10,10 @@ import { openFds, quantile, rssMiB, sleep, startTarget, timedGet, type Outcome }
 //
 // Node's HTTP parser would make request objects of a whole read (up to 64 KiB, ~1,500 of these
 // requests) before the connection could be closed: 200 such clients kept the serving thread busy for
-// 6-10 s, during which a fresh scrape went unanswered, and took RSS up by 80-340 MiB (BENCHMARKS.md,
+// 5 to more than 10 s, during which a fresh scrape went unanswered, and took RSS up by 80-340 MiB (BENCHMARKS.md,
 // "The flood"). Each read is now screened before the parser sees it (src/server/screened-socket.ts), so
 // a flood read is dropped with its connection: the bounds below are several times what was measured
-// (7-11 MiB above the resting RSS) and leave no room for requests piling up. The attack lasts long
+// (6-15 MiB above the resting RSS) and leave no room for requests piling up. The attack lasts long
 // enough that most scrapes come after its first reads arrived.
 
 const CONNECTIONS = 200;
