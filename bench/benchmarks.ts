@@ -7,6 +7,7 @@ import { startBareServer } from './bare-server.js';
 import { measureEventWindow, type EventWindowFigure } from './event-window.js';
 import { startExporter, type ExporterProcess } from './exporter-process.js';
 import { fetchBodies, measureIngest, type IngestFigure } from './ingest.js';
+import { FULL_FLOOD, measureFlood, QUICK_FLOOD, type FloodFigures, type FloodPlan } from './flood.js';
 import { compareLoad, runLoad, type ScrapeFigure } from './load.js';
 import { memoryPoint, startCycles, V8_DEFAULTS, type MemoryRun } from './memory.js';
 import { scaledState, simulatorOptions, type State } from './states.js';
@@ -35,6 +36,8 @@ export interface Plan {
   readonly account: AccountPlan;
   /** Pages of 100 QStash log events in the event window whose RSS growth is measured (issue 30). */
   readonly eventWindowPages: number;
+  /** Clients pipelining requests they never read, while a scraper opens a fresh connection each second. */
+  readonly flood: FloodPlan;
 }
 
 export const FULL_PLAN: Plan = {
@@ -62,6 +65,7 @@ export const FULL_PLAN: Plan = {
     rounds: 3,
   },
   eventWindowPages: 100,
+  flood: FULL_FLOOD,
 };
 
 /** Every phase, on a tiny state and for about a second each: proves the benchmark still runs. */
@@ -88,6 +92,7 @@ export const QUICK_PLAN: Plan = {
     rounds: 1,
   },
   eventWindowPages: 10,
+  flood: QUICK_FLOOD,
 };
 
 /** The machine the figures come from. */
@@ -115,6 +120,8 @@ export interface Results {
   readonly cost: CostFigures;
   readonly account: AccountFigures;
   readonly eventWindow: EventWindowFigure;
+  /** The large state's exporter flooded with pipelined requests. */
+  readonly flood: FloodFigures;
   readonly seconds: number;
 }
 
@@ -185,6 +192,8 @@ export async function runBenchmarks(
   const eventWindow = await measureEventWindow(plan.eventWindowPages);
   log('account scale');
   const account = await measureAccount(plan.account, log);
+  log(`flood: ${plan.flood.connections} connections × ${plan.flood.pipelined} pipelined requests`);
+  const flood = await measureFlood(largeState, plan.flood);
   log(`waiting for the ${plan.pollCycles} poll cycles`);
   const deadline = started + plan.cyclesDeadlineSeconds * 1000;
   const large = { ...scraped, memory: [...scraped.memory, await cycles.finish(deadline), v8Defaults] };
@@ -197,6 +206,7 @@ export async function runBenchmarks(
     cost,
     account,
     eventWindow,
+    flood,
     seconds: (performance.now() - started) / 1000,
   };
 }

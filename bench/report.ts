@@ -5,6 +5,7 @@ import { fixed, kb, mark, mb } from './format.js';
 import type { ScrapeFigure } from './load.js';
 import type { MemoryRun } from './memory.js';
 import { renderAccount } from './report-account.js';
+import { renderFlood } from './report-flood.js';
 
 const GOALS = {
   scrapeRatio: 0.8,
@@ -94,6 +95,7 @@ export function renderReport(results: Results): string {
     '',
   );
   lines.push(eventWindowSection(results.eventWindow));
+  lines.push(renderFlood(results.flood));
   lines.push(renderAccount(results.account));
   return lines.join('\n');
 }

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import type { Duplex } from 'node:stream';
+import { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
+import { ScreenedSocket } from './screened-socket.js';
 
 /** The bounds on the connections of our HTTP server. */
 export interface ConnectionLimits {
@@ -49,6 +51,8 @@ export function readFdLimit(): number | undefined {
 interface Connection {
   readonly socket: Socket;
   tls: TLSSocket | undefined;
+  /** What the HTTP parser reads, once it has the connection (see {@link ConnectionGuard.screen}). */
+  screened: ScreenedSocket | undefined;
   /** Requests received whose answers are not yet handed to the kernel. */
   waiting: number;
   /** Being closed: its requests are no longer served. */
@@ -71,9 +75,11 @@ const SHED_ON_EMFILE = 16;
  * - a connection with more than `maxPipelined` requests waiting is closed: a client that pipelines
  *   without reading would otherwise have an answer (a response object and a /metrics body) queued for
  *   every request. As no answer is written to the socket before the one ahead of it is in the kernel,
- *   this also bounds what its write buffer holds. Node parses the whole of a read (up to 64 KiB of
- *   requests) before the connection can be closed; that is the most a connection costs, and it is
- *   released when it closes;
+ *   this also bounds what its write buffer holds. Each read is screened before Node's parser sees it
+ *   ({@link ConnectionGuard.screen}): a read whose request heads would take the connection over the
+ *   limit is dropped with the connection, so that a flood of pipelined requests costs no request
+ *   objects beyond the limit (counting as they are parsed, in {@link ConnectionGuard.admit}, stays as
+ *   the rule of record);
  * - accept errors (EMFILE when the descriptors run out anyway) close a few idle connections to make
  *   room, and are logged, like every condition above, at most once per 10 s with a count.
  */
@@ -82,8 +88,8 @@ export class ConnectionGuard {
   readonly #logger: Logger;
   /** Least recently active first (a Map iterates in insertion order; activity re-inserts). */
   readonly #open = new Map<Socket, Connection>();
-  /** Connections by the socket requests arrive on: the TCP socket, or the TLS one. */
-  readonly #bySocket = new WeakMap<Socket, Connection>();
+  /** Connections by their TCP socket, and by the stream their requests arrive on (the screened one). */
+  readonly #bySocket = new WeakMap<Duplex, Connection>();
   /** Connections by remote address and port, to find a TLS socket's connection after its handshake. */
   readonly #byPeer = new Map<string, Connection>();
   readonly #throttled = new Map<string, { last: number; count: number }>();
@@ -97,7 +103,6 @@ export class ConnectionGuard {
   attach(server: Server): void {
     server.maxConnections = this.#limits.maxConnections + Math.ceil(this.#limits.maxConnections / 4);
     server.prependListener('connection', (socket: Socket) => this.#opened(socket));
-    server.on('secureConnection', (tls: TLSSocket) => this.#secured(tls));
     server.on('drop', () => {
       this.#warn('refused', 'connection limit reached; refusing connections', {
         limit: server.maxConnections,
@@ -125,17 +130,44 @@ export class ConnectionGuard {
       this.#touch(connection);
     });
     if (connection.waiting <= this.#limits.maxPipelined) return true;
-    withoutStacks(req.socket);
-    this.#close(connection);
-    this.#warn('pipelining', 'closing a connection that pipelines requests without reading the answers', {
-      remote: req.socket.remoteAddress,
-      limit: this.#limits.maxPipelined,
-    });
+    this.#refusePipelining(connection);
     return false;
   }
 
+  /**
+   * The stream Node's HTTP parser is to read for `socket` (a connection's TCP socket, or its TLS socket
+   * once the handshake is done): its reads screened against the connection's pipelining limit. The
+   * socket itself when it is no connection of ours.
+   */
+  screen(socket: Socket): Duplex {
+    const connection = socket instanceof TLSSocket ? this.#secured(socket) : this.#bySocket.get(socket);
+    if (connection === undefined) return socket;
+    const screened = new ScreenedSocket(socket, {
+      allowance: () => (connection.closing ? -1 : this.#limits.maxPipelined - connection.waiting),
+      refuse: () => this.#refusePipelining(connection),
+    });
+    connection.screened = screened;
+    this.#bySocket.set(screened, connection);
+    return screened;
+  }
+
+  #refusePipelining(connection: Connection): void {
+    if (connection.closing) return;
+    this.#close(connection);
+    this.#warn('pipelining', 'closing a connection that pipelines requests without reading the answers', {
+      remote: connection.socket.remoteAddress,
+      limit: this.#limits.maxPipelined,
+    });
+  }
+
   #opened(socket: Socket): void {
-    const connection: Connection = { socket, tls: undefined, waiting: 0, closing: false };
+    const connection: Connection = {
+      socket,
+      tls: undefined,
+      screened: undefined,
+      waiting: 0,
+      closing: false,
+    };
     this.#open.set(socket, connection);
     this.#bySocket.set(socket, connection);
     const peer = peerOf(socket);
@@ -153,12 +185,12 @@ export class ConnectionGuard {
     });
   }
 
-  #secured(tls: TLSSocket): void {
+  /** The connection of a TLS socket whose handshake is done. */
+  #secured(tls: TLSSocket): Connection | undefined {
     const peer = peerOf(tls);
     const connection = peer === undefined ? undefined : this.#byPeer.get(peer);
-    if (connection === undefined) return;
-    connection.tls = tls;
-    this.#bySocket.set(tls, connection);
+    if (connection !== undefined) connection.tls = tls;
+    return connection;
   }
 
   #acceptFailed(error: NodeJS.ErrnoException): void {
@@ -192,6 +224,7 @@ export class ConnectionGuard {
     // Forgotten at once, not at 'close': the sockets of the same accept burst must find another.
     this.#open.delete(connection.socket);
     connection.closing = true;
+    connection.screened?.destroy();
     connection.tls?.destroy();
     connection.socket.destroy();
   }
@@ -220,24 +253,6 @@ export class ConnectionGuard {
     state.count = 0;
     return count;
   }
-}
-
-/**
- * Node aborts every request still queued on a connection when it closes, each with an Error whose
- * stack it formats (`err.stack`, against a V8 leak), in the socket's 'close' listener: for a read full
- * of pipelined requests, ~1,500 of them and half the cost of the whole attack. Nobody sees those
- * stacks, so they are captured with no frames: the limit is lowered just around Node's listener (ours
- * go before and after it) and put back at once.
- */
-function withoutStacks(socket: Socket): void {
-  let limit = Error.stackTraceLimit;
-  socket.prependOnceListener('close', () => {
-    limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-  });
-  socket.once('close', () => {
-    Error.stackTraceLimit = limit;
-  });
 }
 
 function peerOf(socket: Socket): string | undefined {

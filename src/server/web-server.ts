@@ -6,12 +6,14 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { ConnectionGuard, connectionLimits, readFdLimit, type ConnectionLimits } from './connection-guard.js';
 import { applyTimeouts, HANDSHAKE_TIMEOUT_MS, SERVER_OPTIONS } from './listener.js';
 import { PROBE_PATHS, requestPath, sendText } from './routes.js';
+import { screenConnections } from './screened-socket.js';
 import type { ClientAuthType } from './web-config.js';
 import type { WebSettings } from './web-settings.js';
 
@@ -39,6 +41,7 @@ export function createWebServer(
     (req, res) => {
       if (connections.admit(req, res)) authenticated(req, res);
     },
+    (socket) => connections.screen(socket),
     logger,
   );
   connections.attach(server);
@@ -46,8 +49,17 @@ export function createWebServer(
   return server;
 }
 
-function buildServer(settings: WebSettings, listener: RequestListener, logger: Logger): Server {
-  if (!settings.tlsEnabled) return applyTimeouts(createPlainServer(SERVER_OPTIONS, listener));
+function buildServer(
+  settings: WebSettings,
+  listener: RequestListener,
+  screen: (socket: Socket) => Duplex,
+  logger: Logger,
+): Server {
+  if (!settings.tlsEnabled) {
+    const server = applyTimeouts(createPlainServer(SERVER_OPTIONS, listener));
+    screenConnections(server, 'connection', screen);
+    return server;
+  }
 
   let state = settings.current();
   const requested = state.config.tls?.clientAuthType ?? 'NoClientCert';
@@ -65,6 +77,7 @@ function buildServer(settings: WebSettings, listener: RequestListener, logger: L
       listener,
     ),
   );
+  screenConnections(server, 'secureConnection', screen);
   // Runs before the TLS handshake of each connection: a rotated certificate is in the next handshake.
   server.prependListener('connection', () => {
     const next = settings.current();

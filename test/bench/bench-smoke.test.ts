@@ -70,9 +70,16 @@ describe('benchmark smoke run', () => {
     expect(results.eventWindow.counted).toBe(QUICK_PLAN.eventWindowPages * 100);
     expect(results.eventWindow.rssBeforeBytes).toBeGreaterThan(0);
     expect(results.eventWindow.rssAfterBytes).toBeGreaterThan(0);
+    // Issue 27: the flood ran, and a scrape was started (and answered) every second of it.
+    const { flood } = results;
+    expect(flood.scrapes).toHaveLength(QUICK_PLAN.flood.seconds);
+    expect(flood.scrapes.every((s) => s.status === 200)).toBe(true);
+    expect(flood.windows).toHaveLength(Math.ceil(QUICK_PLAN.flood.seconds / QUICK_PLAN.flood.windowSeconds));
+    expect(flood.peakRssBytes).toBeGreaterThan(0);
     const report = renderReport(results);
     expect(report).toContain('### 5. Upstash cost');
     expect(report).toContain('### Account scale');
+    expect(report).toContain('### 6. Flood');
     expect(report).toContain('p99 ratio');
     expect(report).toContain('### The event window');
   }, 900_000);
