@@ -27,13 +27,15 @@ const LISTINGS = new Set<string>(['databases', 'qstash_users', 'vector_indexes',
 // start-ups would give one process a poll more than the others. The own schedules too (the DLQs' 5m
 // default did, once, at a five-minute tick). So the entries tick once a year and the own schedules at
 // midnight: an hourly tick fell within a run one time in 20 when a busy machine made it 3 minutes long.
+// The event and account-safety schedules (1m and 5m by default) alike: an events tick fell between the
+// start-ups once, and one shard read the workflow log's four states once more than the whole.
 const SCHEDULE = '0 0 0 1 1 *';
 const INTERVAL = '24h';
 
 function config(url: string): string {
   return writeConfig(`
 qstash:
-${ACCOUNTS.map((name) => `  - name: ${name}\n    url: ${url}\n    token: ${DEMO_QSTASH_TOKEN}\n    schedule: "${SCHEDULE}"\n    dlq_interval: ${INTERVAL}`).join('\n')}
+${ACCOUNTS.map((name) => `  - name: ${name}\n    url: ${url}\n    token: ${DEMO_QSTASH_TOKEN}\n    schedule: "${SCHEDULE}"\n    dlq_interval: ${INTERVAL}\n    events_interval: ${INTERVAL}`).join('\n')}
 management:
   - name: main
     url: ${url}
@@ -42,6 +44,7 @@ management:
     databases: [${DATABASES.join(', ')}]
     schedule: "${SCHEDULE}"
     backups_interval: ${INTERVAL}
+    audit_interval: ${INTERVAL}
 `);
 }
 
