@@ -18,7 +18,8 @@ import type { SourceKind, SourceResult } from '../../src/sources/source.js';
 import { teams } from '../../src/sources/teams.js';
 import { workflowRuns } from '../../src/sources/workflow-runs.js';
 import { UpstashClient } from '../../src/upstash/client.js';
-import { LIMITS, type Limits } from '../../src/vocabulary.js';
+import { DEFAULTS } from '../../src/config/types.js';
+import type { Limits } from '../../src/vocabulary.js';
 
 // What the event and account-safety sources say of their data on the landing page
 // (PollResult.warnings), polled over HTTP from the simulator: each warning when its condition holds,
@@ -36,11 +37,7 @@ afterEach(async () => {
 /** The exporter began polling a minute ago: the events below are after its start (W). */
 const START = Date.now() - 60_000;
 
-const limits = (changed: Partial<Limits> = {}): Limits =>
-  ({
-    ...Object.fromEntries(Object.entries(LIMITS).map(([key, row]) => [key, row.default])),
-    ...changed,
-  }) as Limits;
+const limits = (changed: Partial<Limits> = {}): Limits => ({ ...DEFAULTS.limits, ...changed });
 
 async function setUp(): Promise<{ sim: Simulator; poll: Poll }> {
   sim = await startSimulator();

@@ -8,7 +8,8 @@ import { someIds } from '../../src/sources/source.js';
 import { UpstashClient } from '../../src/upstash/client.js';
 import type { Database } from '../../src/upstash/databases.js';
 import type { Schedule } from '../../src/upstash/schedules.js';
-import { LIMITS, type Limits } from '../../src/vocabulary.js';
+import { DEFAULTS } from '../../src/config/types.js';
+import type { Limits } from '../../src/vocabulary.js';
 
 // What the sources say of their data for the landing page (PollResult.warnings, .watched): fixed
 // texts, IDs at most, never an upstream value that could carry a secret.
@@ -50,11 +51,7 @@ describe('the DLQ source', () => {
     await sim?.stop();
   });
 
-  const limits = (maxDlqPages: number): Limits =>
-    ({
-      ...Object.fromEntries(Object.entries(LIMITS).map(([key, row]) => [key, row.default])),
-      maxDlqPages,
-    }) as Limits;
+  const limits = (maxDlqPages: number): Limits => ({ ...DEFAULTS.limits, maxDlqPages });
 
   it('watches its count when the scan is complete, and says when it stopped at max_dlq_pages', async () => {
     sim = await startSimulator({ frozen: true });
