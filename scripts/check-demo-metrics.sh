@@ -9,6 +9,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/lib.sh
 
 command -v promtool >/dev/null || ensure_packages prometheus
+# The names come from the contract beside the checkout: without it the check would have nothing to hold
+# the demo to (and the pipelines below would end the script without a word).
+for contract in ../shared/CONTRACT.md ../shared/CONTRACT-v0.3.md; do
+  [ -f "$contract" ] || fail "$contract not found: this check reads the contract's metric names from it"
+done
 [ -f dist/main.js ] || npm run build
 
 port=$(free_port)
@@ -74,12 +79,12 @@ done
 
 # Every metric name of the contract is served by the demo (the `_omitted` counts at zero).
 missing=()
-for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT.md 2>/dev/null | tr -d '`' | sort -u) "${v03_delivered[@]}"; do
+for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT.md | tr -d '`' | sort -u) "${v03_delivered[@]}"; do
   grep -q "^$name[{ ]" <<<"$body" || missing+=("$name")
 done
 # And the part of v0.3 (CONTRACT-v0.3.md, section 9) that has landed: its QStash names (9.1's
 # qstash_stats and qstash_users figures, 9.3's DLQs), the DLQ families it writes with `…`, by name.
-v03_qstash=$(grep -o '`upstash_qstash_[a-z0-9_]*`' ../shared/CONTRACT-v0.3.md 2>/dev/null | tr -d '`' | sort -u)
+v03_qstash=$(grep -o '`upstash_qstash_[a-z0-9_]*`' ../shared/CONTRACT-v0.3.md | tr -d '`' | sort -u)
 v03_dlq="upstash_qstash_dlq_scanned_messages upstash_qstash_dlq_scan_complete
   upstash_qstash_dlq_oldest_message_timestamp_seconds upstash_qstash_dlq_messages_by_queue
   upstash_qstash_dlq_messages_by_url_group upstash_qstash_dlq_messages_by_response_status
