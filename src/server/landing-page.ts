@@ -17,8 +17,6 @@ import {
   unitId,
 } from './unit-rows.js';
 
-export { span } from './unit-rows.js';
-
 /** Whether the exporter is ready, and why not, in words (/readyz's body, the landing page's summary). */
 export type Readiness = { readonly ready: true } | { readonly ready: false; readonly why: string };
 

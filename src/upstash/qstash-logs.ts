@@ -3,8 +3,6 @@ import type { EventList } from './event-paths.js';
 import { entryObject, number, numberField, optional, textField, type Tolerated } from './tolerance.js';
 import { originOf } from './url-origin.js';
 
-export { originOf } from './url-origin.js';
-
 /**
  * What the exporter reads of a QStash log event (qstash.openapi.yaml, LogEntry): when, which
  * message, in which state, and where it was going. Nothing else of it is kept.

@@ -5,10 +5,10 @@ import {
   landingPage,
   landingPageCsp,
   pageView,
-  span,
   type PageView,
   type SourceRow,
 } from '../../src/server/landing-page.js';
+import { span } from '../../src/server/unit-rows.js';
 import { unitLabels, type UnitKind } from '../../src/vocabulary.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');

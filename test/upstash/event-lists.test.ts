@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { UpstashClient } from '../../src/upstash/client.js';
 import { scanEvents } from '../../src/upstash/event-paths.js';
 import type { Page } from '../../src/upstash/pager.js';
-import { QSTASH_LOGS, originOf, type LogEvent } from '../../src/upstash/qstash-logs.js';
+import { QSTASH_LOGS, type LogEvent } from '../../src/upstash/qstash-logs.js';
+import { originOf } from '../../src/upstash/url-origin.js';
 import { WORKFLOW_RUNS, workflowOf, type WorkflowRun } from '../../src/upstash/workflow-runs.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 
