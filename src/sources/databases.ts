@@ -8,7 +8,7 @@ import {
   type DatabaseFeatureField,
   type DatabaseLimitField,
 } from '../upstash/databases.js';
-import { POLLED_MANAGEMENT, someIds, type DatabaseSelection, type SourceKind } from './source.js';
+import { counted, POLLED_MANAGEMENT, someIds, type DatabaseSelection, type SourceKind } from './source.js';
 
 const METRICS = {
   databases: gauge(
@@ -151,9 +151,7 @@ export function databaseWarnings(polled: readonly Database[]): string[] {
     .filter((database) => database.state === 'suspended')
     .map((database) => database.id);
   if (suspended.length === 0) return [];
-  return [
-    `${suspended.length} database${suspended.length === 1 ? '' : 's'} suspended: ${someIds(suspended.sort())}`,
-  ];
+  return [`${counted(suspended.length, 'database')} suspended: ${someIds(suspended.sort())}`];
 }
 
 /** Management API listing of the account's Redis databases: names, plans, limits, and which to poll. */

@@ -1,15 +1,11 @@
 import type { Limits } from '../vocabulary.js';
 import type { ScanResult } from './event-rule.js';
+import { counted } from './source.js';
 
 // What the event sources of contract 10.1 say of a poll on the landing page (PollResult.warnings),
 // besides what the poller says of every source (rejected fields, label values cut): the scans the page
 // cap stopped and the events they left uncounted, and the events counted under "other". Counts, caps
 // and the states as sent upstream only: never a destination, workflow, action or actor.
-
-/** A count and its noun: `1 event`, `3 events`. */
-export function counted(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
 
 /** The warnings of one poll's scans, gathered state by state. */
 export class ScanWarnings {

@@ -2,7 +2,7 @@ import { gauge } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchQstashEgressIps } from '../upstash/qstash-egress-ips.js';
 import { POLLED_AUDIT } from './audit-logs.js';
-import type { SourceKind } from './source.js';
+import { counted, type SourceKind } from './source.js';
 
 /** Ranges exported one by one at most (contract 10.4); the count says them all. */
 export const MAX_EGRESS_RANGES = 100;
@@ -42,7 +42,7 @@ export const qstashEgressIps: SourceKind<'qstash_egress_ips'> = {
       labelValuesDropped: left,
       ...(left > 0 && {
         warnings: [
-          `${left} range${left === 1 ? '' : 's'} not exported one by one: at most ${MAX_EGRESS_RANGES} are (upstash_qstash_egress_ip_ranges counts them all)`,
+          `${counted(left, 'range')} not exported one by one: at most ${MAX_EGRESS_RANGES} are (upstash_qstash_egress_ip_ranges counts them all)`,
         ],
       }),
     };

@@ -5,8 +5,8 @@ import { scanEvents } from '../upstash/event-paths.js';
 import { LOG_STATES, QSTASH_LOGS, type LogEvent, type LogState } from '../upstash/qstash-logs.js';
 import { EventScan, startState, type CountedEvent } from './event-rule.js';
 import { counterSamples, POLLED_EVENTS, scanMetrics, scanSamples } from './event-samples.js';
-import { counted, ScanWarnings, sincePoll } from './event-warnings.js';
-import type { SourceKind } from './source.js';
+import { ScanWarnings, sincePoll } from './event-warnings.js';
+import { counted, type SourceKind } from './source.js';
 
 const NAME = 'qstash_logs';
 

@@ -1,7 +1,7 @@
 import { gauge } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchSchedules, type Schedule } from '../upstash/schedules.js';
-import { POLLED_QSTASH, someIds, type SourceKind } from './source.js';
+import { counted, POLLED_QSTASH, someIds, type SourceKind } from './source.js';
 
 const MS = 1000;
 
@@ -88,9 +88,7 @@ export function scheduleWarnings(schedules: readonly Schedule[], limit: number):
     .map((s) => s.id)
     .sort();
   if (failing.length > 0)
-    warnings.push(
-      `${failing.length} schedule${failing.length === 1 ? '' : 's'} failing (last run failed): ${someIds(failing)}`,
-    );
+    warnings.push(`${counted(failing.length, 'schedule')} failing (last run failed): ${someIds(failing)}`);
   if (schedules.length > limit)
     warnings.push(`${schedules.length - limit} schedules not exported (max_schedules ${limit})`);
   return warnings;

@@ -83,6 +83,11 @@ export const POLLED_MANAGEMENT = 'Polled every interval from the Upstash managem
 export const POLLED_STATS =
   'Latest point, polled every interval from the Upstash management API, not at scrape time.';
 
+/** A count and its noun, for a poll's warnings: `1 event`, `3 events`. */
+export function counted(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 /**
  * A list of IDs for a poll's warnings (PollResult.warnings), the first `max` of them and how many more: `a, b, c and 4 more`.
  * Each ID is cut to 40 characters (an ID from upstream can be of any length).

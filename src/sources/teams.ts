@@ -2,7 +2,7 @@ import { gauge } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchTeamRoles, fetchTeams, type Team } from '../upstash/teams.js';
 import { POLLED_AUDIT } from './audit-logs.js';
-import type { SourceKind } from './source.js';
+import { counted, type SourceKind } from './source.js';
 
 /**
  * The roles Upstash documents (`member_role`), always exported, 0 when no member has it: a team whose
@@ -68,7 +68,7 @@ export const teams: SourceKind<'teams'> = {
       labelValuesDropped: left,
       ...(left > 0 && {
         warnings: [
-          `${left} team${left === 1 ? '' : 's'} not read: max_teams (${limits.maxTeams}) reached, the first by name are`,
+          `${counted(left, 'team')} not read: max_teams (${limits.maxTeams}) reached, the first by name are`,
         ],
       }),
     };

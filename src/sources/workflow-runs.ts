@@ -13,7 +13,7 @@ import {
 } from '../upstash/workflow-runs.js';
 import { EventScan, startState, type CountedEvent } from './event-rule.js';
 import type { EventEntry } from './event-store.js';
-import { counted as some, ScanWarnings, sincePoll } from './event-warnings.js';
+import { ScanWarnings, sincePoll } from './event-warnings.js';
 import {
   counterSamples,
   histogramSamples,
@@ -21,7 +21,7 @@ import {
   scanMetrics,
   scanSamples,
 } from './event-samples.js';
-import type { SourceKind } from './source.js';
+import { counted as some, type SourceKind } from './source.js';
 
 const NAME = 'workflow_runs';
 
