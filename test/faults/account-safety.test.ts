@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { summarizeConfig } from '../../src/config/summary.js';
 import {
   DEMO_EGRESS_RANGES,
@@ -7,7 +7,7 @@ import {
   type DemoAuditEvent,
 } from '../../src/demo/simulator.js';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
-import { eventually, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { eventually, useHarness, type Harness } from './harness.js';
 
 // Contract 10.4 against the real exporter (createApp) polling the simulator over HTTP: the audit log
 // counted once from the start, its labels capped, the body cap named in the log; teams by role and
@@ -16,22 +16,12 @@ import { eventually, startHarness, type Harness, type HarnessOptions } from './h
 const FROZEN_NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 const SAFETY = ['audit_logs', 'teams', 'qstash_egress_ips'] as const;
 
-let running: Harness | undefined;
-afterEach(async () => {
-  await running?.stop();
-  running = undefined;
+const harness = useHarness({
+  intervalSeconds: 1,
+  qstashSources: [],
+  managementSources: ['databases', ...SAFETY],
+  sim: { frozen: true, now: () => FROZEN_NOW },
 });
-
-async function harness(options: HarnessOptions = {}): Promise<Harness> {
-  running = await startHarness({
-    intervalSeconds: 1,
-    qstashSources: [],
-    managementSources: ['databases', ...SAFETY],
-    sim: { frozen: true, now: () => FROZEN_NOW },
-    ...options,
-  });
-  return running;
-}
 
 const up = (samples: ParsedSample[], source: string) =>
   valueOf(samples, 'upstash_up', { source, account: 'main' });
@@ -172,7 +162,6 @@ describe('teams and QStash egress IPs', () => {
     await h.stop();
 
     const capped = await harness({ managementSources: ['teams'], limits: { maxTeams: 1 } });
-    running = capped;
     samples = await until(capped, 'teams polled', (s) => up(s, 'teams') === 1);
     const ids = new Set(
       samples.filter((s) => s.name === 'upstash_team_members').map((s) => s.labels.team_name),

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { Secret } from '../../src/config/secret.js';
 import {
@@ -149,7 +150,7 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
       schedule,
       sources: options.qstashSources ?? (['flow_control', 'url_groups'] as const),
       ownSchedules: { dlq: dlqSchedule, events: dlqSchedule },
-      workflowLookbackMs: options.workflowLookbackMs ?? 3_600_000,
+      workflowLookbackMs: options.workflowLookbackMs ?? DEFAULTS.workflowLookback.defaultMs,
     })),
     management: [
       {
@@ -194,6 +195,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const base = `http://127.0.0.1:${address.port}`;
   const get = (path: string, headers: Record<string, string> = {}): Promise<Reply> =>
     httpGet(`${base}${path}`, headers);
+  let stopped: Promise<void> | undefined;
   return {
     sim,
     app,
@@ -207,10 +209,31 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (reply.status !== 200) throw new Error(`/metrics answered ${reply.status}`);
       return { samples: parseExposition(reply.body), ms: reply.ms, text: reply.body };
     },
-    async stop() {
-      await app.stop();
-      await sim.stop();
+    // Once: a test may stop a harness itself, and the one that started it stops it again after.
+    stop() {
+      stopped ??= (async () => {
+        await app.stop();
+        await sim.stop();
+      })();
+      return stopped;
     },
+  };
+}
+
+/**
+ * For a test file whose tests each run their own exporter: returns a `start` that starts one with
+ * `defaults` under the test's options (a shallow merge: an option given replaces the default whole),
+ * and stops every harness it started after each test, passed or failed.
+ */
+export function useHarness(defaults: HarnessOptions = {}): (options?: HarnessOptions) => Promise<Harness> {
+  const running: Harness[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((h) => h.stop()));
+  });
+  return async (options = {}) => {
+    const h = await startHarness({ ...defaults, ...options });
+    running.push(h);
+    return h;
   };
 }
 

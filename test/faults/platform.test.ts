@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import {
   DEMO_BACKED_UP_DATABASE,
   DEMO_SEARCH_INDEXES,
@@ -8,16 +8,7 @@ import {
   type DemoIndex,
 } from '../../src/demo/simulator.js';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
-import {
-  API_KEY,
-  DATABASES,
-  EMAIL,
-  eventually,
-  leakedSecret,
-  startHarness,
-  type Harness,
-  type HarnessOptions,
-} from './harness.js';
+import { API_KEY, DATABASES, EMAIL, eventually, leakedSecret, useHarness, type Harness } from './harness.js';
 
 // Section 9 of the contract against the real exporter (createApp) polling the simulator over HTTP:
 // the Vector and Search indexes and their stats, the Redis backups and the settings of the database
@@ -28,22 +19,12 @@ const [DOCS, FREE, HYBRID] = DEMO_VECTOR_INDEXES as [DemoIndex, DemoIndex, DemoI
 const [PRODUCTS, BLOG] = DEMO_SEARCH_INDEXES as [DemoIndex, DemoIndex];
 const INDEX_SOURCES = ['vector_indexes', 'vector_stats', 'search_indexes', 'search_stats'] as const;
 
-let running: Harness | undefined;
-afterEach(async () => {
-  await running?.stop();
-  running = undefined;
+const harness = useHarness({
+  intervalSeconds: 1,
+  qstashSources: [],
+  managementSources: ['databases', 'redis_stats', 'redis_backups', ...INDEX_SOURCES],
+  sim: { frozen: true, now: () => FROZEN_NOW },
 });
-
-async function harness(options: HarnessOptions = {}): Promise<Harness> {
-  running = await startHarness({
-    intervalSeconds: 1,
-    qstashSources: [],
-    managementSources: ['databases', 'redis_stats', 'redis_backups', ...INDEX_SOURCES],
-    sim: { frozen: true, now: () => FROZEN_NOW },
-    ...options,
-  });
-  return running;
-}
 
 /** What the simulator itself answers on `path`: the figures the exporter must export. */
 async function upstream(h: Harness, path: string): Promise<Record<string, unknown>> {

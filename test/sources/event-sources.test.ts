@@ -1,17 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET, type DemoRun } from '../../src/demo/simulator.js';
 import { valueOf, type ParsedSample } from '../faults/exposition-parser.js';
-import { eventually, leakedSecret, startHarness, type Harness } from '../faults/harness.js';
+import { eventually, leakedSecret, useHarness, type Harness } from '../faults/harness.js';
 
 // qstash_logs and workflow_runs end to end: the real exporter (createApp) polls the simulator every
 // second and is scraped over HTTP; the simulator serves events written out here, so every count
 // below is worked out by hand from them.
-
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.stop();
-  h = undefined;
-});
 
 const SECRET_URL = `https://api.example.com/hooks/a?token=${DEMO_EVENT_SECRET}`;
 const API = 'https://api.example.com';
@@ -34,10 +28,7 @@ function log(time: number, messageId: string, state: string, fields: Record<stri
 const errors = (s: ParsedSample[], labels: Record<string, string>) =>
   valueOf(s, 'upstash_qstash_delivery_errors_total', { account: 'eu', ...labels });
 
-async function start(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  h = await startHarness({ qstashSources: ['qstash_logs', 'workflow_runs'], ...options });
-  return h;
-}
+const start = useHarness({ qstashSources: ['qstash_logs', 'workflow_runs'] });
 
 /** Scrapes until `check` holds, after the given number of further polls of `route` at least. */
 async function afterPolls<T>(
