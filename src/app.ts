@@ -20,8 +20,8 @@ import { WebSettings } from './server/web-settings.js';
 export interface AppOptions {
   readonly logger: Logger;
   readonly version: string;
-  /** The git commit the program was built from (src/version.ts); `unknown` where none is given. */
-  readonly revision?: string | undefined;
+  /** The git commit the program was built from, as src/version.ts reads it (`unknown` there, once). */
+  readonly revision: string;
   /**
    * Reads the configuration again, for `POST /-/reload` (what SIGHUP reads); throws a ConfigError when
    * it does not validate. Without it, a reload applies the running configuration again.

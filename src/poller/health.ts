@@ -166,8 +166,8 @@ export function requestSamples(counts: ReadonlyMap<string, number>): Sample[] {
 /** Build info and the shard gauges: what the process is, not what it polled. */
 export function buildSamples(build: {
   version: string;
-  /** `unknown` when not given, as for a build outside git. */
-  revision?: string | undefined;
+  /** As src/version.ts reads it: `unknown` there for a build outside git. */
+  revision: string;
   sharding: { shard: number; total: number };
 }): Sample[] {
   return [
@@ -175,7 +175,7 @@ export function buildSamples(build: {
       metric: BUILD_INFO,
       labels: [
         ['version', build.version],
-        ['revision', build.revision ?? 'unknown'],
+        ['revision', build.revision],
         ['node_version', process.version],
       ],
       value: 1,

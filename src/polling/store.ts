@@ -56,11 +56,7 @@ export class PollStore {
     render: (format, keep): Rendered => this.#health.render(format, keep),
   };
 
-  constructor(build: {
-    version: string;
-    revision?: string | undefined;
-    sharding: { shard: number; total: number };
-  }) {
+  constructor(build: { version: string; revision: string; sharding: { shard: number; total: number } }) {
     this.#health.apply([
       { id: BUILD, unit: renderUnit(buildSamples(build)) },
       { id: RESTARTS, unit: renderUnit(restartSamples(0)) },

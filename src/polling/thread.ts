@@ -23,8 +23,8 @@ import { PollStore } from './store.js';
 export interface PollThreadOptions {
   readonly logger: Logger;
   readonly version: string;
-  /** The git commit the program was built from (src/version.ts); `unknown` where none is given. */
-  readonly revision?: string | undefined;
+  /** The git commit the program was built from, as src/version.ts reads it. */
+  readonly revision: string;
   /** The worker's entry; by default the built worker.js beside this module. */
   readonly entry?: URL;
   /** The worker's heap limits (a memory-limited container's); V8's defaults otherwise. */

@@ -29,8 +29,8 @@ export interface LandingPageInput {
   /** Unix ms: ages and the next polls are counted from it. */
   readonly now: number;
   readonly version: string;
-  /** The git commit built from; `unknown` when not given. */
-  readonly revision?: string | undefined;
+  /** The git commit built from, as src/version.ts reads it (`unknown` there when none was recorded). */
+  readonly revision: string;
   /**
    * Where the metrics are served (`--web.telemetry-path`). Linked as `./path`: relative as the other
    * links (a proxy's path prefix is kept), and a path such as `/a:b` is not read as a URL scheme.
@@ -137,7 +137,7 @@ ${refreshing ? `<meta http-equiv="refresh" content="${view.refreshSeconds}">\n` 
 </head>
 <body>
 <header><h1>Upstash exporter</h1>
-<p>Version ${escapeHtml(input.version)} (revision ${escapeHtml(input.revision ?? 'unknown')}) · shard ${escapeHtml(input.shard)} · <a href=".${escapeHtml(input.metricsPath)}">${escapeHtml(input.metricsPath)}</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a></p>
+<p>Version ${escapeHtml(input.version)} (revision ${escapeHtml(input.revision)}) · shard ${escapeHtml(input.shard)} · <a href=".${escapeHtml(input.metricsPath)}">${escapeHtml(input.metricsPath)}</a> · <a href="healthz">/healthz</a> · <a href="readyz">/readyz</a></p>
 <p class="summary">${summary}</p>
 <p class="note">As of <time datetime="${iso(now)}">${escapeHtml(iso(now))}</time>. ${refreshNote}</p>
 <form class="filter" method="get" role="search"><label>Filter <input type="search" name="filter" value="${escapeHtml(view.filter)}" maxlength="${MAX_FILTER_LENGTH}" placeholder="source, account, name, ID or state" autocomplete="off"></label>${refreshing ? (view.refreshSeconds === DEFAULT_REFRESH_SECONDS ? '' : `<input type="hidden" name="refresh" value="${view.refreshSeconds}">`) : '<input type="hidden" name="refresh" value="0">'} <button>Filter</button></form></header>

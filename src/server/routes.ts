@@ -26,7 +26,8 @@ interface ServerOptions {
   readonly version: string;
   /** Where the metrics are served (`--web.telemetry-path`, checked at start: not another route). */
   readonly telemetryPath: string;
-  readonly revision?: string | undefined;
+  /** The git commit the program was built from, as src/version.ts reads it. */
+  readonly revision: string;
   /** Which shard this is, e.g. `0 of 1`, for the landing page. */
   readonly shard: string;
   /** Whether `POST /-/reload` may reload (`--web.enable-lifecycle`), as the running configuration says. */

@@ -189,6 +189,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const app = createApp(config, {
     logger,
     version: '0.0.0-test',
+    revision: 'unknown',
     ...(options.loadConfig === undefined ? {} : { loadConfig: options.loadConfig }),
   });
   const address = await app.start();

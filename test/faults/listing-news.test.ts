@@ -55,7 +55,7 @@ async function start(
       logs.push(JSON.parse(line) as Record<string, unknown>);
     },
   });
-  const app = createApp(config, { logger, version: 'test' });
+  const app = createApp(config, { logger, version: 'test', revision: 'unknown' });
   const address = await app.start();
   const text = async () => (await httpGet(`http://127.0.0.1:${address.port}/metrics`)).body;
   const r: Running = {

@@ -11,7 +11,7 @@ import type { PolledSections } from '../../src/server/scrape-cache.js';
  * /metrics renders its polled sections (data, then health with build info).
  */
 export class Served {
-  readonly store = new PollStore({ version: 'test', sharding: { shard: 0, total: 1 } });
+  readonly store = new PollStore({ version: 'test', revision: 'unknown', sharding: { shard: 0, total: 1 } });
   readonly #series: DataSeries;
   readonly #metrics: SelfMetrics;
 

@@ -38,6 +38,7 @@ async function dyingExporter(death: string) {
   const app = createApp(testConfig(sim.url, { intervalSeconds: 1, databases: ['db-a'] }), {
     logger,
     version: 'test',
+    revision: 'unknown',
     pollWorker: DYING_WORKER,
   });
   return { sim, logs, app };

@@ -70,6 +70,7 @@ async function running(
   const app = createApp(config, {
     logger,
     version: 'test',
+    revision: 'unknown',
     pollWorker: DYING_WORKER,
     ...(options.heapMb !== undefined && {
       pollWorkerLimits: { maxOldGenerationSizeMb: options.heapMb, maxYoungGenerationSizeMb: 8 },

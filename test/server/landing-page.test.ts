@@ -169,6 +169,7 @@ describe('landing page', () => {
         rows: [],
         now: NOW,
         version: '1.2.3',
+        revision: 'c0ffee',
         metricsPath,
         shard: '0 of 1',
         readiness: { ready: true },
