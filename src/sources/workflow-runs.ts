@@ -99,7 +99,10 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
   per: 'account',
   metrics: [FINISHED, DURATION, IN_PROGRESS, OLDEST, SCAN.complete, SCAN.unread, SCAN.watermark],
   async poll({ client, account, limits, signal, deadline, events }) {
-    const lookback = account.workflowLookbackMs ?? 3_600_000;
+    // The poll plan gives every qstash entry its workflow_lookback, defaulted once where the config is
+    // resolved: one missing here is a bug of ours (an `internal` failure), not a value to guess again.
+    const lookback = account.workflowLookbackMs;
+    if (lookback === undefined) throw new Error(`${NAME} polled without the entry's workflow_lookback`);
     const read: Read = {
       client,
       target: { ...account, maxPages: limits.maxEventPages, signal, deadline },

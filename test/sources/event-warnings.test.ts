@@ -60,6 +60,7 @@ async function setUp(): Promise<{ sim: Simulator; poll: Poll }> {
           source.api === 'qstash'
             ? { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } }
             : { api: 'management', email: DEMO_EMAIL, apiKey: { reveal: () => DEMO_API_KEY } },
+        workflowLookbackMs: DEFAULTS.workflowLookback.defaultMs,
       },
       unit: '',
       limits: limits(changed),
