@@ -1,4 +1,5 @@
-import type { WireConfig } from '../config/wire.js';
+import { Secret } from '../config/secret.js';
+import type { Config, ManagementAccount, QstashAccount } from '../config/types.js';
 import type { DataMetric } from '../metrics/catalogue.js';
 import type { UnitChange } from '../metrics/data-series.js';
 import type { HealthChanges } from '../poller/health.js';
@@ -9,7 +10,36 @@ import type { UnitStatus } from '../vocabulary.js';
 
 // Everything the serving thread (thread.ts) and the poll worker (worker-main.ts) say to each other,
 // messages and payloads: a request carries an `id`, and each kind of request has one kind of reply
-// with the same `id`.
+// with the same `id`. The records inside them (a unit's bytes, a health record, a status row) are the
+// types of the layers that make them: imports go one way, and those layers know nothing of threads.
+
+/**
+ * A Config as it crosses to the poll worker (structured clone): a {@link Secret} would arrive as an
+ * empty object, so the credentials travel as plain strings inside the message, within the process,
+ * and become Secrets again on the other side before anything else sees them. Never log one.
+ */
+export interface WireConfig extends Omit<Config, 'qstash' | 'management'> {
+  readonly qstash: readonly (Omit<QstashAccount, 'token'> & { readonly token: string })[];
+  readonly management: readonly (Omit<ManagementAccount, 'apiKey'> & { readonly apiKey: string })[];
+}
+
+/** The configuration as the poll worker is sent it. */
+export function toWire(config: Config): WireConfig {
+  return {
+    ...config,
+    qstash: config.qstash.map((account) => ({ ...account, token: account.token.reveal() })),
+    management: config.management.map((account) => ({ ...account, apiKey: account.apiKey.reveal() })),
+  };
+}
+
+/** The configuration the poll worker was sent, its credentials Secrets again. */
+export function fromWire(wire: WireConfig): Config {
+  return {
+    ...wire,
+    qstash: wire.qstash.map((account) => ({ ...account, token: new Secret(account.token) })),
+    management: wire.management.map((account) => ({ ...account, apiKey: new Secret(account.apiKey) })),
+  };
+}
 
 /** What a restarted worker continues from: what its dead predecessor last published. */
 export interface Carried {

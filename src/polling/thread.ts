@@ -1,21 +1,21 @@
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { DestinationStream, Logger } from 'pino';
-import { toWire } from '../config/wire.js';
 import type { Config } from '../config/types.js';
 import { heapFlags } from '../heap-flags.js';
 import { logDestination } from '../logger.js';
 import type { Readiness, SourceRow } from '../server/landing-page.js';
 import type { PolledSections, Section, SectionsMoved } from '../server/scrape-cache.js';
-import type {
-  FromWorker,
-  Publication,
-  Replies,
-  Reply,
-  Request,
-  ToWorker,
-  WorkerInit,
-  WorkerStats,
+import {
+  toWire,
+  type FromWorker,
+  type Publication,
+  type Replies,
+  type Reply,
+  type Request,
+  type ToWorker,
+  type WorkerInit,
+  type WorkerStats,
 } from './protocol.js';
 import { PollStore } from './store.js';
 

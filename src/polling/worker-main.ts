@@ -1,8 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { fromWire } from '../config/wire.js';
 import { createLogger } from '../logger.js';
 import { createPolling } from './polling.js';
 import {
+  fromWire,
   transferList,
   type FromWorker,
   type ToWorker,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
-import { fromWire, toWire } from '../../src/config/wire.js';
+import { fromWire, toWire } from '../../src/polling/protocol.js';
 import { testConfig, API_KEY, QSTASH_TOKEN } from '../faults/harness.js';
 
 describe('the configuration as it crosses to the poll worker', () => {
