@@ -2,7 +2,8 @@ import type { Registry } from 'prom-client';
 import { renderRegistry, type Format } from '../metrics/exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from '../metrics/family-filter.js';
 import type { Rendered } from '../metrics/section-store.js';
-import { ChunkDeflater, crc32Of, gzipMember } from './gzip-member.js';
+import { ChunkDeflater } from './chunk-deflater.js';
+import { crc32Of, gzipMember } from './gzip-member.js';
 
 /** How a /metrics body is sent. */
 export type Encoding = 'identity' | 'gzip';
