@@ -1,16 +1,12 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
-import { eventually, startHarness, type Harness } from './harness.js';
+import { eventually, useHarness } from './harness.js';
 
 // Discovery against the real exporter (createApp) polling the simulator every second: databases
 // appear and vanish with the listing, include/exclude filter them, a failing listing keeps the last
 // known set polled, and the listing's credentials are never logged, exported or shown.
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.stop();
-  harness = undefined;
-});
+const startHarness = useHarness();
 
 const statsUp = (samples: ParsedSample[], id: string): number | undefined =>
   valueOf(samples, 'upstash_up', { source: 'redis_stats', account: 'main', database_id: id });
@@ -33,8 +29,7 @@ const info = (samples: ParsedSample[]): string[] =>
 
 describe('discovery', () => {
   test('databases appear and vanish with the listing, stats and health series together', async () => {
-    harness = await startHarness({ discover: true, sim: { databases: ['db-a', 'db-b'] } });
-    const h = harness;
+    const h = await startHarness({ discover: true, sim: { databases: ['db-a', 'db-b'] } });
     await eventually('both databases polled', async () => {
       const { samples } = await h.scrape();
       return statsUp(samples, 'db-a') === 1 && statsUp(samples, 'db-b') === 1 ? true : undefined;
@@ -53,13 +48,12 @@ describe('discovery', () => {
   });
 
   test('include/exclude choose the polled databases; the count is of all of them', async () => {
-    harness = await startHarness({
+    const h = await startHarness({
       discover: true,
       include: ['prod-.*', 'db-.*'],
       exclude: ['db-b'],
       sim: { databases: ['db-a', 'db-b', 'other'] },
     });
-    const h = harness;
     const samples = await eventually('db-a polled', async () => {
       const scraped = (await h.scrape()).samples;
       return statsUp(scraped, 'db-a') === 1 ? scraped : undefined;
@@ -70,8 +64,7 @@ describe('discovery', () => {
   });
 
   test('a failing listing keeps the last known databases polled', async () => {
-    harness = await startHarness({ discover: true, sim: { databases: ['db-a', 'db-b'] } });
-    const h = harness;
+    const h = await startHarness({ discover: true, sim: { databases: ['db-a', 'db-b'] } });
     await eventually('both databases polled', async () => {
       const { samples } = await h.scrape();
       return statsUp(samples, 'db-a') === 1 && statsUp(samples, 'db-b') === 1 ? true : undefined;
@@ -102,8 +95,7 @@ describe('discovery', () => {
   });
 
   test('no credential of the listing reaches the logs (debug), /metrics or the landing page', async () => {
-    harness = await startHarness({ discover: true, logLevel: 'debug' });
-    const h = harness;
+    const h = await startHarness({ discover: true, logLevel: 'debug' });
     const raw = await (
       await fetch(`${h.sim.url}/v2/redis/databases`, {
         headers: {
@@ -149,8 +141,7 @@ describe('discovery', () => {
   });
 
   test('a wrong-typed stats field is skipped alone and counted; upstash_up stays 1', async () => {
-    harness = await startHarness({ sim: { databases: ['db-a'] }, databases: ['db-a'] });
-    const h = harness;
+    const h = await startHarness({ sim: { databases: ['db-a'] }, databases: ['db-a'] });
     const point = { x: '2026-01-01 00:00:00 +0000 UTC', y: 7 };
     h.sim.setFault('redis_stats', {
       kind: 'body',

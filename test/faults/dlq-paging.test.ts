@@ -1,30 +1,20 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { MAX_LABEL_VALUE_LENGTH } from '../../src/metrics/label-limit.js';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
-import { eventually, leakedSecret, startHarness, type Harness } from './harness.js';
+import { eventually, leakedSecret, useHarness, type Harness } from './harness.js';
 
 // Issue 28 end to end: the real exporter paging the simulator's DLQ over HTTP, each way a page
 // could break it, as a user sees it on /metrics and in the log.
 
-const running: Harness[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((h) => h.stop()));
-});
-
 const DLQ_LABELS = { source: 'dlq', account: 'eu', database_id: '', qstash_id: '' };
 const ACCOUNT = { account: 'eu' };
 
-async function start(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  const h = await startHarness({
-    sim: { frozen: true },
-    qstashSources: ['dlq'],
-    managementSources: [],
-    dlqIntervalSeconds: 1,
-    ...options,
-  });
-  running.push(h);
-  return h;
-}
+const start = useHarness({
+  sim: { frozen: true },
+  qstashSources: ['dlq'],
+  managementSources: [],
+  dlqIntervalSeconds: 1,
+});
 
 const failures = (s: ParsedSample[], reason: string): number =>
   valueOf(s, 'upstash_exporter_poll_failures_total', { ...DLQ_LABELS, reason }) ?? 0;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { DEMO_QSTASH_INSTANCES } from '../../src/demo/simulator.js';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
 import {
@@ -7,32 +7,22 @@ import {
   QSTASH_TOKEN,
   EMAIL,
   API_KEY,
-  startHarness,
+  useHarness,
   type Harness,
 } from './harness.js';
 
 // Issue 20 end to end: the real exporter (createApp) polling the simulator over HTTP, scraped over
 // HTTP. Outcomes, limits and the DLQs by value; paging, its cap and its failures as a user sees them.
 
-const running: Harness[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((h) => h.stop()));
-});
-
 const [EU] = DEMO_QSTASH_INSTANCES;
 const DLQ_LABELS = { source: 'dlq', account: 'eu', database_id: '', qstash_id: '' };
 const WORKFLOW_LABELS = { ...DLQ_LABELS, source: 'workflow_dlq' };
 
-async function start(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  const h = await startHarness({
-    sim: { frozen: true },
-    qstashSources: ['dlq', 'workflow_dlq'],
-    managementSources: ['qstash_users', 'qstash_stats'],
-    ...options,
-  });
-  running.push(h);
-  return h;
-}
+const start = useHarness({
+  sim: { frozen: true },
+  qstashSources: ['dlq', 'workflow_dlq'],
+  managementSources: ['qstash_users', 'qstash_stats'],
+});
 
 async function upstream<T>(h: Harness, path: string, api: 'qstash' | 'management'): Promise<T> {
   const authorization =

@@ -1,22 +1,17 @@
-import { afterEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { DEMO_QSTASH_INSTANCES } from '../../src/demo/simulator.js';
 import { valueOf } from './exposition-parser.js';
-import { eventually, leakedSecret, startHarness, type Harness } from './harness.js';
+import { eventually, leakedSecret, useHarness, type Harness } from './harness.js';
 
 const [EU, US] = DEMO_QSTASH_INSTANCES;
-let running: Harness | undefined;
-afterEach(async () => {
-  await running?.stop();
-  running = undefined;
+const start = useHarness({
+  intervalSeconds: 1,
+  qstashSources: [],
+  managementSources: ['qstash_users', 'qstash_stats'],
 });
 
 test('qstash_stats polls the instances qstash_users lists; one that vanishes loses its series; no token anywhere', async () => {
-  const h = await startHarness({
-    intervalSeconds: 1,
-    qstashSources: [],
-    managementSources: ['qstash_users', 'qstash_stats'],
-  });
-  running = h;
+  const h = await start();
   const dlq = (samples: Awaited<ReturnType<Harness['scrape']>>['samples'], id: string) =>
     valueOf(samples, 'upstash_qstash_dlq_messages', { account: 'main', qstash_id: id });
   const upOf = (samples: Awaited<ReturnType<Harness['scrape']>>['samples'], id: string) =>
@@ -48,12 +43,7 @@ test('qstash_stats polls the instances qstash_users lists; one that vanishes los
 });
 
 test('a qstash_stats field of the wrong type is skipped alone and counted; the source stays up', async () => {
-  const h = await startHarness({
-    intervalSeconds: 1,
-    qstashSources: [],
-    managementSources: ['qstash_users', 'qstash_stats'],
-  });
-  running = h;
+  const h = await start();
   h.sim.setQstashInstances([EU!]);
   h.sim.setFault('qstash_stats', {
     kind: 'body',

@@ -1,19 +1,15 @@
-import { afterEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { find, valueOf } from './exposition-parser.js';
-import { DATABASES, eventually, leakedSecret, startHarness, type Harness } from './harness.js';
+import { DATABASES, eventually, leakedSecret, useHarness } from './harness.js';
 
 // What SIGHUP does once main has validated the new configuration: app.reload(). (An invalid
 // configuration never reaches it: main logs the problems and keeps the running one.)
 
-const running: Harness[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((h) => h.stop()));
-});
+const startHarness = useHarness();
 
 test('reload applies new credentials and sources; removed sources take their series along', async () => {
   const h = await startHarness({ intervalSeconds: 1 });
-  running.push(h);
   const beta = {
     source: 'redis_stats',
     account: 'main',
@@ -58,7 +54,6 @@ test('reload applies new credentials and sources; removed sources take their ser
 
 test('a credential bound for plain http on a non-loopback host is warned about', async () => {
   const h = await startHarness({ intervalSeconds: 30 });
-  running.push(h);
   expect(h.logs.some((line) => line.includes('plain http'))).toBe(false);
   const [qstash] = h.config.qstash;
   // TEST-NET-1: never routed, and the warning is what matters, not the poll.
@@ -70,7 +65,6 @@ test('a credential bound for plain http on a non-loopback host is warned about',
 
 test('reloads during a Retry-After wait send nothing early, re-poll nothing, and the books balance (issue 13)', async () => {
   const h = await startHarness({ intervalSeconds: 2 });
-  running.push(h);
   const flow = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
   const groups = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
   // Ten minutes: still holding at the end of the test, however long a busy machine makes it.
