@@ -6,7 +6,7 @@ import { eventually, useHarness } from './harness.js';
 // appear and vanish with the listing, include/exclude filter them, a failing listing keeps the last
 // known set polled, and the listing's credentials are never logged, exported or shown.
 
-const startHarness = useHarness();
+const start = useHarness();
 
 const statsUp = (samples: ParsedSample[], id: string): number | undefined =>
   valueOf(samples, 'upstash_up', { source: 'redis_stats', account: 'main', database_id: id });
@@ -29,7 +29,7 @@ const info = (samples: ParsedSample[]): string[] =>
 
 describe('discovery', () => {
   test('databases appear and vanish with the listing, stats and health series together', async () => {
-    const h = await startHarness({ discover: true, sim: { databases: ['db-a', 'db-b'] } });
+    const h = await start({ discover: true, sim: { databases: ['db-a', 'db-b'] } });
     await eventually('both databases polled', async () => {
       const { samples } = await h.scrape();
       return statsUp(samples, 'db-a') === 1 && statsUp(samples, 'db-b') === 1 ? true : undefined;
@@ -48,7 +48,7 @@ describe('discovery', () => {
   });
 
   test('include/exclude choose the polled databases; the count is of all of them', async () => {
-    const h = await startHarness({
+    const h = await start({
       discover: true,
       include: ['prod-.*', 'db-.*'],
       exclude: ['db-b'],
@@ -64,7 +64,7 @@ describe('discovery', () => {
   });
 
   test('a failing listing keeps the last known databases polled', async () => {
-    const h = await startHarness({ discover: true, sim: { databases: ['db-a', 'db-b'] } });
+    const h = await start({ discover: true, sim: { databases: ['db-a', 'db-b'] } });
     await eventually('both databases polled', async () => {
       const { samples } = await h.scrape();
       return statsUp(samples, 'db-a') === 1 && statsUp(samples, 'db-b') === 1 ? true : undefined;
@@ -95,7 +95,7 @@ describe('discovery', () => {
   });
 
   test('no credential of the listing reaches the logs (debug), /metrics or the landing page', async () => {
-    const h = await startHarness({ discover: true, logLevel: 'debug' });
+    const h = await start({ discover: true, logLevel: 'debug' });
     const raw = await (
       await fetch(`${h.sim.url}/v2/redis/databases`, {
         headers: {
@@ -141,7 +141,7 @@ describe('discovery', () => {
   });
 
   test('a wrong-typed stats field is skipped alone and counted; upstash_up stays 1', async () => {
-    const h = await startHarness({ sim: { databases: ['db-a'] }, databases: ['db-a'] });
+    const h = await start({ sim: { databases: ['db-a'] }, databases: ['db-a'] });
     const point = { x: '2026-01-01 00:00:00 +0000 UTC', y: 7 };
     h.sim.setFault('redis_stats', {
       kind: 'body',

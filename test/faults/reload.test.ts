@@ -6,10 +6,10 @@ import { DATABASES, eventually, leakedSecret, useHarness } from './harness.js';
 // What SIGHUP does once main has validated the new configuration: app.reload(). (An invalid
 // configuration never reaches it: main logs the problems and keeps the running one.)
 
-const startHarness = useHarness();
+const start = useHarness();
 
 test('reload applies new credentials and sources; removed sources take their series along', async () => {
-  const h = await startHarness({ intervalSeconds: 1 });
+  const h = await start({ intervalSeconds: 1 });
   const beta = {
     source: 'redis_stats',
     account: 'main',
@@ -53,7 +53,7 @@ test('reload applies new credentials and sources; removed sources take their ser
 });
 
 test('a credential bound for plain http on a non-loopback host is warned about', async () => {
-  const h = await startHarness({ intervalSeconds: 30 });
+  const h = await start({ intervalSeconds: 30 });
   expect(h.logs.some((line) => line.includes('plain http'))).toBe(false);
   const [qstash] = h.config.qstash;
   // TEST-NET-1: never routed, and the warning is what matters, not the poll.
@@ -64,7 +64,7 @@ test('a credential bound for plain http on a non-loopback host is warned about',
 });
 
 test('reloads during a Retry-After wait send nothing early, re-poll nothing, and the books balance (issue 13)', async () => {
-  const h = await startHarness({ intervalSeconds: 2 });
+  const h = await start({ intervalSeconds: 2 });
   const flow = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
   const groups = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
   // Ten minutes: still holding at the end of the test, however long a busy machine makes it.
