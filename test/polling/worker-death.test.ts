@@ -101,6 +101,8 @@ const diedFailures = (body: string) =>
     new RegExp(`^upstash_exporter_poll_failures_total\\{${FLOW},reason="worker_died"\\} (\\d+)$`, 'm'),
   );
 const up = (body: string) => value(body, new RegExp(`^upstash_up\\{${FLOW}\\} (\\d+)$`, 'm'));
+const lastSuccess = (body: string) =>
+  value(body, new RegExp(`^upstash_exporter_last_success_timestamp_seconds\\{${FLOW}\\} ([0-9.e+]+)$`, 'm'));
 const restarts = (body: string) => value(body, /^upstash_exporter_poll_worker_restarts_total (\d+)$/m);
 const FLOW_DATA = /^upstash_qstash_flow_control_keys\{account="eu"\} \d+$/m;
 
@@ -149,6 +151,10 @@ describe('a poll worker killed mid-poll', () => {
           expect(up(after)).toBe(0);
           expect(diedFailures(after)).toBe(1);
           expect(polls(after)).toBeGreaterThanOrEqual(polls(before));
+          // The staleness clock too: the last success published before the death stays (the hanging
+          // poll cannot have moved it; `before` may be a body a publication older).
+          expect(lastSuccess(before)).toBeGreaterThan(0);
+          expect(lastSuccess(after)).toBeGreaterThanOrEqual(lastSuccess(before));
           // The restarted worker continues from those counters, and polls again.
           sim.setFault('flow_control', null);
           const resumed = await eventually('the restarted worker polls', async () => {
