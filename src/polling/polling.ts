@@ -22,8 +22,8 @@ export interface PollingOptions {
 export interface Polling {
   /** Polls every unit now, then on its schedule. */
   start(): void;
-  /** Applies a new configuration (see {@link Poller.reconfigure}); resolves with the units now polled. */
-  reload(config: Config): Promise<number>;
+  /** Applies a new configuration (see {@link Poller.reconfigure}); the next {@link take} says what it changed. */
+  reload(config: Config): Promise<void>;
   /** Stops polling (aborting polls in flight) and closes the Upstash sockets. */
   stop(): Promise<void>;
   /** Whether anything moved since the last {@link take} (true before the first). */
@@ -80,7 +80,6 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
       const { groups, retired } = plan.plan(next);
       await poller.reconfigure(groups);
       if (retired !== undefined) void poller.settled().then(async () => retired.close());
-      return poller.unitIds.length;
     },
     async stop() {
       await poller.stop();
@@ -109,7 +108,7 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
         data: series.takeChanges(),
         health: metrics.takeChanges(),
         ready: now.ready,
-        units: poller.unitIds.length,
+        polled: poller.unitIds.length,
         status: ownBytes(JSON.stringify(poller.status() satisfies UnitStatus[])),
         known: newKnown ? knownSent : undefined,
         // Copied by postMessage as it is sent: later polls change the worker's, not the message's.

@@ -81,8 +81,8 @@ export interface Publication {
   readonly health: HealthChanges;
   /** Whether every unit has finished its first poll (see Poller.ready). */
   readonly ready: boolean;
-  /** How many units are polled. */
-  readonly units: number;
+  /** How many units are polled (what a reload answers with). */
+  readonly polled: number;
   /** The landing page's rows ({@link UnitStatus}[]), as JSON: parsed only when the page is asked for. */
   readonly status: Uint8Array;
   /** What the listings say, when it changed since the last publication. */
@@ -112,14 +112,9 @@ export type Request = Extract<ToWorker, { id: number }>;
 
 /** The reply to each request, by the request's type. */
 export interface Replies {
-  /** The reload applied: the units now polled, and everything it changed, to be taken with it. */
+  /** The reload applied: everything it changed (the units now polled among it), to be taken with it. */
   readonly reload:
-    | {
-        readonly type: 'reloaded';
-        readonly id: number;
-        readonly units: number;
-        readonly publication: Publication;
-      }
+    | { readonly type: 'reloaded'; readonly id: number; readonly publication: Publication }
     | { readonly type: 'reload-failed'; readonly id: number; readonly error: string };
   readonly stop: { readonly type: 'stopped'; readonly id: number };
   readonly stats: { readonly type: 'stats'; readonly id: number; readonly stats: WorkerStats };

@@ -44,7 +44,6 @@ export class PollStore {
   /** Ready once, ready through a restart: the restarted worker's first polls do not make it unready. */
   #wasReady = false;
   #restarts = 0;
-  #units = 0;
 
   readonly data: Section = {
     version: () => this.#data.version,
@@ -70,7 +69,6 @@ export class PollStore {
     this.#applyHealth(publication.health);
     this.#ready = publication.ready;
     this.#wasReady ||= publication.ready;
-    this.#units = publication.units;
     this.#status = publication.status;
     this.#rows = undefined;
     if (publication.known !== undefined) this.#known = publication.known;
@@ -114,11 +112,6 @@ export class PollStore {
   /** Whether every unit has finished its first poll (once ready, ready through reloads and restarts). */
   get ready(): boolean {
     return this.#ready || this.#wasReady;
-  }
-
-  /** How many units the last publication polled. */
-  get units(): number {
-    return this.#units;
   }
 
   /** The deaths of the poll worker so far. */

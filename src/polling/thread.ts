@@ -135,7 +135,7 @@ export class PollThread implements PolledSections, SectionsMoved {
     }
     apply();
     this.#take(reply.publication);
-    return reply.units;
+    return reply.publication.polled;
   }
 
   /** Stops the polls (aborting those in flight), closes the worker's sockets and ends it. */
@@ -285,7 +285,7 @@ export class PollThread implements PolledSections, SectionsMoved {
     for (const { apply } of awaiting) apply();
     this.#store.apply(publication);
     this.#live = true;
-    for (const { resolve } of awaiting) resolve(publication.units);
+    for (const { resolve } of awaiting) resolve(publication.polled);
     this.#onMoved?.(!wasReady && this.ready);
   }
 }

@@ -55,10 +55,10 @@ port.on('message', (message: ToWorker) => {
       return;
     case 'reload':
       polling.reload(fromWire(message.config)).then(
-        (units) => {
+        () => {
           // What the reload changed goes with the answer, so that the serving thread takes both at once.
           const publication = polling.take();
-          post({ type: 'reloaded', id: message.id, units, publication }, transferList(publication));
+          post({ type: 'reloaded', id: message.id, publication }, transferList(publication));
         },
         (error: unknown) => {
           const reason = error instanceof Error ? error.message : String(error);

@@ -27,7 +27,7 @@ export class Served {
       data: this.#series.takeChanges(),
       health: this.#metrics.takeChanges(),
       ready: false,
-      units: 0,
+      polled: 0,
       status: Buffer.from('[]'),
       known: undefined,
       events: undefined,
