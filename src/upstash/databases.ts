@@ -119,7 +119,6 @@ export function parseDatabases(json: unknown, url = 'databases'): Promise<Listin
   return parseListing(json, url, {
     entry: database,
     keyField: 'database_id',
-    key: (d) => d.database_id,
     toEntry: (d) => ({
       id: d.database_id,
       name: d.database_name,

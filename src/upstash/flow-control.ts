@@ -47,7 +47,6 @@ export function parseFlowControl(json: unknown, url = 'flowControl'): Promise<Li
     entry,
     list: entryList,
     keyField: 'flowControlKey',
-    key: (e) => e.flowControlKey,
     toEntry: ({ flowControlKey, waitListSize, waitlistSize, isPaused, ...figures }) => {
       const key: { -readonly [K in keyof FlowControlKey]: FlowControlKey[K] } = {
         key: flowControlKey,

@@ -66,7 +66,6 @@ export function parseIndexes(json: unknown, url = 'indexes'): Promise<Listing<Up
   return parseListing(json, url, {
     entry,
     keyField: 'id',
-    key: (e) => e.id,
     toEntry: (e) => ({
       id: e.id,
       name: e.name,

@@ -60,7 +60,6 @@ export function parseQstashUsers(json: unknown, url = 'qstash/users'): Promise<L
   return parseListing(json, url, {
     entry,
     keyField: 'id',
-    key: (e) => e.id,
     toEntry: (e) => ({
       id: e.id,
       region: e.region ?? '',

@@ -27,7 +27,6 @@ export function parseQueues(json: unknown, url = 'queues'): Promise<Listing<Queu
   return parseListing(json, url, {
     entry,
     keyField: 'name',
-    key: (q) => q.name,
     toEntry: (q) => ({
       name: q.name,
       ...(q.lag !== undefined && { lag: q.lag }),

@@ -34,7 +34,6 @@ export async function parseBackups(json: unknown, url = 'list-backup'): Promise<
   const { entries, rejected } = await parseListing(json, url, {
     entry,
     keyField: 'backup_id',
-    key: (e) => e.backup_id,
     toEntry: (e) => e,
   });
   const counts: Record<BackupState, number> = { pending: 0, completed: 0, failed: 0 };

@@ -37,7 +37,6 @@ export function parseSchedules(json: unknown, url = 'schedules'): Promise<Listin
   return parseListing(json, url, {
     entry,
     keyField: 'scheduleId',
-    key: (s) => s.scheduleId,
     toEntry: (s) => ({
       id: s.scheduleId,
       ...(s.cron !== undefined && { cron: s.cron }),

@@ -111,23 +111,26 @@ export interface Listing<T> {
   readonly rejected: readonly string[];
 }
 
+/** The names of an entry's fields whose value is a string. */
+type StringField<E> = { [K in keyof E]: E[K] extends string ? K : never }[keyof E] & string;
+
 /** How the body of one listing is read. */
 export interface ListingShape<S extends z.ZodType<object>, T> {
   /** One entry: its key field strict, the others read by `optional` (tolerance.ts). */
   readonly entry: S;
   /**
-   * The key field's name (for messages) and its value: unique, or the listing is invalid. A list whose
-   * entries are only counted, never named (a DLQ page's messages), has neither.
+   * The key field, a string field of the entry: its value is unique, or the listing is invalid (the
+   * message names the field). A list whose entries are only counted, never named (a DLQ page's
+   * messages), has none.
    */
-  readonly keyField?: string;
-  readonly key?: (entry: z.output<S>) => string;
+  readonly keyField?: StringField<z.output<S>>;
   /** The entry as the exporter keeps it, its rejected optional fields absent. */
   readonly toEntry: (entry: Tolerated<z.output<S>>) => T;
   /** Where the entries are in the body, and their path for messages; a bare array when not given. */
   readonly list?: (json: unknown, fail: (problem: string) => Error) => { list: unknown[]; at: string };
   /**
    * The same entry read by hand ({@link EntryReader}), for lists read by the thousand; `entry` and
-   * `toEntry` stay the contract and say why an entry is refused. Not with `key`.
+   * `toEntry` stay the contract and say why an entry is refused. Not with `keyField`.
    */
   readonly read?: EntryReader<T> | undefined;
 }
@@ -155,7 +158,7 @@ export async function parseListing<S extends z.ZodType<object>, T>(
 ): Promise<Listing<T>> {
   const fail = responseFailure(url);
   const { list, at } = shape.list?.(json, fail) ?? { list: arrayBody(json, fail), at: '' };
-  if (shape.read !== undefined && shape.key === undefined) {
+  if (shape.read !== undefined && shape.keyField === undefined) {
     const rejected = new Set<string>();
     const { read } = shape;
     const entries = await inSlices(list.length, (from, to) => {
@@ -169,8 +172,9 @@ export async function parseListing<S extends z.ZodType<object>, T>(
     return { entries, rejected: [...rejected] };
   }
   const parsed = await parseEntriesInSlices(list, shape.entry, at, fail);
-  if (shape.key !== undefined && shape.keyField !== undefined)
-    assertUnique(parsed, shape.key, shape.keyField, fail);
+  const { keyField } = shape;
+  // A string (StringField says so; TypeScript cannot follow it through the generic entry type).
+  if (keyField !== undefined) assertUnique(parsed, (entry) => entry[keyField] as string, keyField, fail);
   const rejected = new Set<string>();
   const entries = parsed.map((entry) => shape.toEntry(tolerated(entry, rejected)));
   return { entries, rejected: [...rejected] };

@@ -18,7 +18,6 @@ export function parseTeams(json: unknown, url = 'teams'): Promise<Listing<Team>>
   return parseListing(json, url, {
     entry: team,
     keyField: 'team_id',
-    key: (t) => t.team_id,
     toEntry: (t) => ({ id: t.team_id, name: t.team_name ?? '' }),
   });
 }

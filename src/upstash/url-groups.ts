@@ -29,7 +29,6 @@ export function parseUrlGroups(json: unknown, url = 'topics'): Promise<Listing<U
   return parseListing(json, url, {
     entry: group,
     keyField: 'name',
-    key: (g) => g.name,
     toEntry: (g) => ({
       name: g.name,
       ...(g.createdAt !== undefined && { createdAt: g.createdAt }),
