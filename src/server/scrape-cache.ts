@@ -11,7 +11,7 @@ export type Encoding = 'identity' | 'gzip';
 /** One run of /metrics that changes on its own schedule. */
 export interface Section {
   /** Changes whenever the rendered text would; an unchanged version promises unchanged text. */
-  version(): number | string;
+  version(): number;
   /**
    * The section as bytes to send back to back (a large section is never one string), with the
    * families `keep` shows, and their CRC-32.
@@ -20,7 +20,7 @@ export interface Section {
 }
 
 interface Piece {
-  readonly version: number | string;
+  readonly version: number;
   /** The {@link ExpositionCache.reconfigure} generation it was rendered in: a later one renders it again. */
   readonly generation: number;
   readonly chunks: readonly Buffer[];
@@ -32,7 +32,7 @@ interface Piece {
 }
 
 interface Body {
-  readonly versions: readonly (number | string)[];
+  readonly versions: readonly number[];
   readonly generation: number;
   readonly chunks: Promise<readonly Buffer[]>;
   /** The chunks once built. */
@@ -282,7 +282,7 @@ export class ExpositionCache {
   async #build(
     format: Format,
     encoding: Encoding,
-    versions: readonly (number | string)[],
+    versions: readonly number[],
     generation: number,
   ): Promise<readonly Buffer[]> {
     const keep = this.#keep;
@@ -310,7 +310,7 @@ export class ExpositionCache {
     index: number,
     section: Section,
     format: Format,
-    version: number | string,
+    version: number,
     generation: number,
     keep: FamilyPredicate,
   ): Promise<Piece> {
@@ -337,6 +337,6 @@ export class ExpositionCache {
   }
 }
 
-function sameVersions(a: readonly (number | string)[], b: readonly (number | string)[]): boolean {
+function sameVersions(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((version, index) => version === b[index]);
 }

@@ -48,7 +48,7 @@ export class Served {
 
   /** The polled sections as the scrape cache reads them; a version read takes what moved first. */
   sections(): PolledSections {
-    const moved = (version: () => number | string) => () => {
+    const moved = (version: () => number) => () => {
       this.take();
       return version();
     };
