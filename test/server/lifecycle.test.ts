@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ConfigError, problemLines } from '../../src/config/errors.js';
 import type { Config } from '../../src/config/types.js';
 import { find } from '../faults/exposition-parser.js';
@@ -7,7 +7,7 @@ import {
   eventually,
   httpCall,
   leakedSecret,
-  startHarness,
+  useHarness,
   type Harness,
   type Reply,
 } from '../faults/harness.js';
@@ -16,10 +16,7 @@ import {
 // queue), answered once the reload is applied or refused. The built program is tested in
 // test/e2e/conventions.test.ts; here the queue and the answers, with the loader in the test's hands.
 
-const running: Harness[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map(async (h) => h.stop()));
-});
+const start = useHarness();
 
 async function call(h: Harness, method: string, path: string): Promise<Reply> {
   return httpCall(`${h.base}${path}`, method);
@@ -34,14 +31,13 @@ const withoutBeta = (config: Config): Config => {
 describe('POST /-/reload', () => {
   test('without --web.enable-lifecycle: 403 naming the flag, and nothing is reloaded', async () => {
     let loads = 0;
-    const h = await startHarness({
+    const h = await start({
       intervalSeconds: 30,
       loadConfig: () => {
         loads++;
         return h.config;
       },
     });
-    running.push(h);
     for (const method of ['POST', 'PUT']) {
       const reply = await call(h, method, '/-/reload');
       expect(reply.status, method).toBe(403);
@@ -51,8 +47,7 @@ describe('POST /-/reload', () => {
   });
 
   test('GET, HEAD and other methods get 405 with Allow: POST, PUT, enabled or not', async () => {
-    const h = await startHarness({ intervalSeconds: 30, webEnableLifecycle: true });
-    running.push(h);
+    const h = await start({ intervalSeconds: 30, webEnableLifecycle: true });
     for (const method of ['GET', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS']) {
       const reply = await call(h, method, '/-/reload');
       expect(reply.status, method).toBe(405);
@@ -61,12 +56,11 @@ describe('POST /-/reload', () => {
   });
 
   test('answers 200 once the new configuration is applied: the next scrape and page show it', async () => {
-    const h = await startHarness({
+    const h = await start({
       intervalSeconds: 30,
       webEnableLifecycle: true,
       loadConfig: () => withoutBeta(h.config),
     });
-    running.push(h);
     await eventually('db-beta polled', async () => {
       const { samples } = await h.scrape();
       return find(samples, 'upstash_up', { database_id: 'db-beta' }).length > 0 ? true : undefined;
@@ -88,14 +82,13 @@ describe('POST /-/reload', () => {
       { path: 'qstash[0].token', message: 'must not contain whitespace or control characters' },
       { path: 'metrics.deny[0]', message: 'is not a valid regular expression' },
     ];
-    const h = await startHarness({
+    const h = await start({
       intervalSeconds: 30,
       webEnableLifecycle: true,
       loadConfig: () => {
         throw new ConfigError(problems);
       },
     });
-    running.push(h);
     await eventually('db-beta polled', async () => {
       const { samples } = await h.scrape();
       return find(samples, 'upstash_up', { database_id: 'db-beta' }).length > 0 ? true : undefined;
@@ -116,8 +109,7 @@ describe('POST /-/reload', () => {
 
 describe('the one reload queue', () => {
   test('requests while a reload runs share one pending reload: two loads for a hundred and one asks', async () => {
-    const h = await startHarness({ intervalSeconds: 30 });
-    running.push(h);
+    const h = await start({ intervalSeconds: 30 });
     let loads = 0;
     const during: Promise<unknown>[] = [];
     const first = h.app.reload(() => {
@@ -143,7 +135,7 @@ describe('the one reload queue', () => {
   });
 
   test('after stop, a reload reads nothing', async () => {
-    const h = await startHarness({ intervalSeconds: 30 });
+    const h = await start({ intervalSeconds: 30 });
     let loads = 0;
     await h.stop();
     const outcome = await h.app.reload(() => {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import bcrypt from 'bcryptjs';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
 import { landingPageCsp } from '../../src/server/landing-page.js';
 import { parseWebConfig } from '../../src/server/web-config.js';
-import { eventually, httpGet, leakedSecret, startHarness, type Harness } from '../faults/harness.js';
+import { eventually, httpGet, leakedSecret, useHarness, type Harness } from '../faults/harness.js';
 import { makePki } from './tls-fixtures.js';
 
 const PASSWORD = 'scrape-pw-Zq81SECRETx';
@@ -21,10 +21,7 @@ const basic = (user: string, password: string): Record<string, string> => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
 });
 
-const running: Harness[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((h) => h.stop()));
-});
+const exporter = useHarness();
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'upstash-exporter-web-'));
@@ -39,8 +36,7 @@ function writeAtomically(path: string, text: string | Buffer): void {
 async function start(webConfig: string, dir = tempDir()): Promise<{ h: Harness; file: string }> {
   const file = join(dir, 'web-config.yml');
   writeFileSync(file, webConfig);
-  const h = await startHarness({ webConfigFile: file, intervalSeconds: 30 });
-  running.push(h);
+  const h = await exporter({ webConfigFile: file, intervalSeconds: 30 });
   return { h, file };
 }
 
