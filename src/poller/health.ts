@@ -116,6 +116,14 @@ export interface HealthChanges {
   readonly requests: ReadonlyMap<string, number> | undefined;
 }
 
+/** What a restarted poll worker continues from: the health records the serving thread holds. */
+export interface HealthState {
+  /** By unit key ({@link healthKey}). */
+  readonly units: ReadonlyMap<string, HealthRecord>;
+  /** Every API request count. */
+  readonly requests: ReadonlyMap<string, number>;
+}
+
 /** A unit's key among the health records: its health labels. */
 export function healthKey(labels: UnitLabels): string {
   return HEALTH_LABELS.map((name) => labels[name]).join('\u0000');

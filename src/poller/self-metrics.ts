@@ -6,15 +6,10 @@ import {
   type FailureReason,
   type HealthChanges,
   type HealthRecord,
+  type HealthState,
 } from './health.js';
 
 export { FAILURE_REASONS, type FailureReason } from './health.js';
-
-/** What a restarted poll worker continues from: the health records the serving thread holds. */
-export interface HealthState {
-  readonly units: ReadonlyMap<string, HealthRecord>;
-  readonly requests: ReadonlyMap<string, number>;
-}
 
 /**
  * The exporter's counts about itself, recorded by the poller and the HTTP client, as plain records
