@@ -77,13 +77,18 @@ export function createApp(config: Config, options: AppOptions): App {
 
   const applyReload = async (next: Config): Promise<void> => {
     web?.reload();
-    logger.level = next.logLevel;
     warnPlainHttp(next, logger);
-    running = keepRestartSettings(running, next, logger);
-    // Resolves once a worker runs the new configuration; its metrics.allow and deny apply in the
-    // same moment as the publication of what it changed, so no scrape shows one without the other.
-    const keep = familyPredicate(running.metrics);
-    const sources = await polling.reload(running, () => scrapeCache.reconfigure(keep));
+    const kept = keepRestartSettings(running, next, logger);
+    const keep = familyPredicate(kept.metrics);
+    // Resolves once a worker runs the new configuration. This thread's part of it (metrics.allow and
+    // deny, the log level, --web.enable-lifecycle) applies in the same moment as the publication of
+    // what it changed, so no scrape shows one without the other; a reload the worker refuses leaves
+    // all of it as it ran.
+    const sources = await polling.reload(kept, () => {
+      running = kept;
+      logger.level = kept.logLevel;
+      scrapeCache.reconfigure(keep);
+    });
     logger.info({ sources }, 'configuration reloaded');
   };
 

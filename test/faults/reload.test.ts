@@ -1,7 +1,8 @@
 import { expect, test } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
+import type { QstashAccount } from '../../src/config/types.js';
 import { find, valueOf } from './exposition-parser.js';
-import { DATABASES, eventually, leakedSecret, useHarness } from './harness.js';
+import { DATABASES, eventually, httpCall, leakedSecret, useHarness } from './harness.js';
 
 // What SIGHUP does once main has validated the new configuration: app.reload(). (An invalid
 // configuration never reaches it: main logs the problems and keeps the running one.)
@@ -110,4 +111,25 @@ test('reloads during a Retry-After wait send nothing early, re-poll nothing, and
       : undefined;
   });
   expect(valueOf((await h.scrape()).samples, 'upstash_up', flow)).toBe(0);
+});
+
+test('a reload the poll worker refuses answers failed and leaves the running configuration whole', async () => {
+  const h = await start({ intervalSeconds: 30 });
+  await eventually('ready', async () => ((await h.get('/readyz')).status === 200 ? true : undefined));
+  const [qstash] = h.config.qstash;
+  const refused = {
+    ...h.config,
+    webEnableLifecycle: true,
+    metrics: { allow: [], deny: ['upstash_qstash_flow_control_.*'] },
+    // A configuration the schema would not pass (a DLQ source without its schedule): the worker's
+    // poll plan throws on it, as it would on a bug of ours.
+    qstash: [{ ...qstash!, sources: ['dlq' as const], ownSchedules: {} as QstashAccount['ownSchedules'] }],
+  };
+  expect(await h.app.reload(refused)).toEqual({ result: 'failed' });
+  expect(h.logs.some((line) => line.includes('"msg":"reload failed"'))).toBe(true);
+  // Nothing of it applies on this thread either: not its lists, not its --web.enable-lifecycle.
+  expect((await h.get('/metrics')).body).toContain('upstash_qstash_flow_control_');
+  expect((await httpCall(`${h.base}/-/reload`, 'POST')).status).toBe(403);
+  // The worker runs the configuration it ran, and a valid reload goes through.
+  expect(await h.app.reload(h.config)).toEqual({ result: 'applied' });
 });
