@@ -155,7 +155,6 @@ export class ConnectionGuard {
     if (connection.closing) return;
     this.#close(connection);
     this.#warn('pipelining', 'closing a connection that pipelines requests without reading the answers', {
-      remote: connection.socket.remoteAddress,
       limit: this.#limits.maxPipelined,
     });
   }

@@ -153,7 +153,7 @@ async function reload(options: ServerOptions, req: IncomingMessage, res: ServerR
     );
     return;
   }
-  options.logger.info({ remote: req.socket.remoteAddress }, 'reload requested over HTTP');
+  options.logger.info('reload requested over HTTP');
   const outcome = await options.reload();
   switch (outcome.result) {
     case 'applied':

@@ -97,12 +97,13 @@ function buildServer(
     const type = settings.current().config.tls?.clientAuthType ?? 'NoClientCert';
     const refusal = clientCertRefusal(type, socket, requested !== 'NoClientCert');
     if (refusal !== undefined) {
-      logger.info({ remote: socket.remoteAddress, reason: refusal }, 'TLS connection refused');
+      // Of our own clients too, no address is logged: an IP is personal data (docs/security.md).
+      logger.info({ reason: refusal }, 'TLS connection refused');
       socket.destroy();
     }
   });
-  server.on('tlsClientError', (error: Error, socket) => {
-    logger.debug({ remote: socket.remoteAddress, err: error }, 'TLS handshake failed');
+  server.on('tlsClientError', (error: Error) => {
+    logger.debug({ err: error }, 'TLS handshake failed');
   });
   return server;
 }
@@ -160,7 +161,7 @@ function guard(settings: WebSettings, handler: RequestListener, logger: Logger):
           return;
         }
         // No detail on purpose: absent, malformed, unknown user and wrong password look the same.
-        logger.debug({ remote: req.socket.remoteAddress, path }, 'unauthorized request');
+        logger.debug({ path }, 'unauthorized request');
         res.setHeader('www-authenticate', REALM);
         sendText(req, res, 401, 'unauthorized\n');
       },
