@@ -4,18 +4,21 @@
 // (vocabulary.ts), the source kinds the poll worker runs (sources/kinds.ts), the routes the simulator
 // serves (demo/routes.ts).
 //
-// Each row points at its modules through functions that import them, and nothing here calls them:
+// Each row points at its modules through functions that import them, and nothing here calls them (so
+// the modules it names, which import the vocabulary that reads this table, make no cycle at load):
 // the serving thread reads this table for the names (the config needs them at start-up and on every
-// reload) without loading a source, undici or a response schema (test/polling/serving-modules.test.ts),
-// and production never loads src/demo/ (only the simulator calls `simulator`). The poll worker loads
-// every `kind` once as it starts (sources/kinds.ts), the simulator every `simulator` (demo/routes.ts);
-// the compiler checks that each row's kind carries the row's name (sources/kinds.ts, EveryRowItsKind).
+// reload) without loading a source, undici or a response schema (test/polling/serving-modules.test.ts,
+// test/e2e/serving-thread.test.ts), and production never loads src/demo/ (only the simulator calls
+// `simulator`). The poll worker loads every `kind` once as it starts (sources/kinds.ts), the simulator
+// every `simulator` (demo/routes.ts); the compiler checks that each row's kind carries the row's name
+// and API (sources/kinds.ts, EveryRowItsKind).
 //
 // A row: `api`, whose credentials poll it (the config entries that list it); `schedule`, when it runs on
 // an own schedule of its API rather than every interval (the entry's `<schedule>_interval`, whose default
 // is in DEFAULTS.ownIntervals); `kind`, its SourceKind; `simulator`, the simulated endpoints it reads
 // (a module may serve two sources, each row picking its own).
 
+/** Every source: its API, its own schedule if any, and how to load its kind and its simulated endpoints. */
 export const SOURCES = {
   flow_control: {
     api: 'qstash',

@@ -8,11 +8,12 @@ type Spec = Awaited<ReturnType<Sources[SourceName]['simulator']>>[number];
 /**
  * Every simulated endpoint, once, in the registry's order: the endpoints each source reads, as its row
  * of the registry names them, loaded here as the simulator's modules are imported (a top-level await,
- * so that the simulator reads them synchronously). A path is matched against them in this order, and
- * no path matches two of them (test/demo/routes.test.ts), so a new row cannot shadow a route. Adding an
- * endpoint: its module and the row of the source it serves. Its body is a `OneBody` (`bodies.ts`); a
- * listing's is a `listingBody` over its registry (`registries.ts`), and the endpoint of each listed item
- * (`matchPath('/v2/…/{id}')`) a `PerIdBodies` over the same registry, so both agree on who exists when.
+ * so that the simulator reads them synchronously; an endpoint module must not import this one, whose
+ * await would wait for it). A path is matched against them in this order, and no path matches two of
+ * them (test/demo/routes.test.ts), so a new row cannot shadow a route. Adding an endpoint: its module
+ * and the row of the source it serves. Its body is a `OneBody` (`bodies.ts`); a listing's is a
+ * `listingBody` over its registry (`registries.ts`), and the endpoint of each listed item
+ * (`path: '/v2/…/{id}'`) a `PerIdBodies` over the same registry, so both agree on who exists when.
  */
 export const ENDPOINTS: readonly Spec[] = [
   ...new Set(

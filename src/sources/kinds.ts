@@ -21,7 +21,9 @@ type NeverOr<Wrong extends never> = Wrong;
  * Every kind of source, in the registry's order, which is the order their families are exposed.
  * The registry names each module without loading it (so that the serving thread, which reads its
  * names, loads no source); this is where the poll worker loads them, once, as it imports this module
- * (a top-level await: its first poll, and every synchronous reader below, come after).
+ * (a top-level await: its first poll, and every synchronous reader below, come after). A source module
+ * must therefore not import this one, nor units.ts: its import would wait for this await, which waits
+ * for it.
  */
 export const SOURCE_KINDS: readonly SourceKind[] = await Promise.all(
   (Object.keys(SOURCES) as SourceName[]).map((name) => SOURCES[name].kind()),
