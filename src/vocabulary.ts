@@ -1,83 +1,64 @@
 import type { Sample } from './metrics/sample.js';
+import { SOURCES } from './source-registry.js';
 import type { Api } from './upstash/client.js';
 
 // The words every layer above upstash/ and metrics/ shares, each defined here once: the config
 // derives its source lists and settings from them, the sources build their units with them, and the
 // poller schedules and reports those units. Nothing here does anything.
 
-/**
- * The sources of each API: the names under `sources:` in the config and the `source` label. A
- * source module whose name is not here fails the type check (src/sources/kinds.ts), and so does a
- * name here without a source module.
- */
-export const SOURCE_NAMES = {
-  qstash: [
-    'flow_control',
-    'url_groups',
-    'queues',
-    'schedules',
-    'global_parallelism',
-    'dlq',
-    'workflow_dlq',
-    'qstash_logs',
-    'workflow_runs',
-  ],
-  management: [
-    'databases',
-    'redis_stats',
-    'redis_backups',
-    'qstash_users',
-    'qstash_stats',
-    'vector_indexes',
-    'vector_stats',
-    'search_indexes',
-    'search_stats',
-    'audit_logs',
-    'teams',
-    'qstash_egress_ips',
-  ],
-} as const satisfies Record<Api, readonly string[]>;
-export type SourceName<A extends Api = Api> = (typeof SOURCE_NAMES)[A][number];
-/** The API whose credentials the source `Name` polls with. */
-export type ApiOf<Name extends SourceName> = {
-  [A in Api]: Name extends SourceName<A> ? A : never;
-}[Api];
+type Sources = typeof SOURCES;
+type Row = Sources[keyof Sources];
 
 /**
- * The schedules an entry has besides its interval, per API, and the sources that run on each: a
- * source too costly to poll every interval (a database's backups, a DLQ read page by page) runs on
- * one, its units in a poll group of their own. The entry sets each as `<name>_interval`.
+ * The sources of `api` (of either API by default): the names under `sources:` in the config and the
+ * `source` label, one per row of the registry (src/source-registry.ts).
  */
-export const OWN_SCHEDULES = {
-  qstash: { dlq: ['dlq', 'workflow_dlq'], events: ['qstash_logs', 'workflow_runs'] },
-  // The account's safety (contract 10.4): the audit log, team roles and QStash's outgoing addresses
-  // change rarely, and the audit log is one body that can hold a year of events.
-  management: { backups: ['redis_backups'], audit: ['audit_logs', 'teams', 'qstash_egress_ips'] },
-} as const satisfies { [A in Api]: Readonly<Record<string, readonly SourceName<A>[]>> };
-export type OwnSchedule<A extends Api = Api> = A extends Api
-  ? keyof (typeof OWN_SCHEDULES)[A] & string
-  : never;
+export type SourceName<A extends Api = Api> = {
+  [Name in keyof Sources]: Sources[Name]['api'] extends A ? Name : never;
+}[keyof Sources];
+/** The API whose credentials the source `Name` polls with. */
+export type ApiOf<Name extends SourceName> = Sources[Name]['api'];
+
+/** The sources of each API, in the registry's order (the exposition order). */
+export const SOURCE_NAMES: { readonly [A in Api]: readonly SourceName<A>[] } = {
+  qstash: namesOf('qstash'),
+  management: namesOf('management'),
+};
+
+function namesOf<A extends Api>(api: A): SourceName<A>[] {
+  return (Object.keys(SOURCES) as SourceName[]).filter(
+    (name): name is SourceName<A> => SOURCES[name].api === api,
+  );
+}
+
+/**
+ * The schedules an entry of `api` has besides its interval: a source too costly to poll every interval
+ * (a database's backups, a DLQ read page by page) runs on one, its units in a poll group of their own.
+ * The entry sets each as `<name>_interval`. A source's row names its schedule (src/source-registry.ts).
+ */
+export type OwnSchedule<A extends Api = Api> = Extract<
+  Row,
+  { readonly api: A; readonly schedule: string }
+>['schedule'];
 
 /** What an entry of `api` has for each of its own schedules (a `Schedule`, in the config). */
 export type PerOwnSchedule<A extends Api, T> = Readonly<Record<OwnSchedule<A>, T>>;
 
-/** The own schedules of `api`'s entries. */
+/** The own schedules of `api`'s entries, in the order of the registry. */
 export function ownSchedules<A extends Api>(api: A): OwnSchedule<A>[] {
-  return Object.keys(OWN_SCHEDULES[api]) as OwnSchedule<A>[];
+  const names = SOURCE_NAMES[api].map(ownScheduleOf).filter((schedule) => schedule !== undefined);
+  return [...new Set(names)] as OwnSchedule<A>[];
 }
 
 /** The sources of `api` that run on its own schedule `schedule`. */
 export function onOwnSchedule<A extends Api>(api: A, schedule: OwnSchedule<A>): readonly SourceName<A>[] {
-  return (OWN_SCHEDULES[api] as Readonly<Record<string, readonly SourceName<A>[]>>)[schedule] ?? [];
+  return SOURCE_NAMES[api].filter((name) => ownScheduleOf(name) === schedule);
 }
 
 /** The own schedule source `name` runs on; undefined: its entry's interval. */
 export function ownScheduleOf(name: SourceName): OwnSchedule | undefined {
-  for (const schedules of Object.values(OWN_SCHEDULES) as Readonly<Record<string, readonly SourceName[]>>[]) {
-    for (const [schedule, names] of Object.entries(schedules))
-      if (names.includes(name)) return schedule as OwnSchedule;
-  }
-  return undefined;
+  const row: Row = SOURCES[name];
+  return 'schedule' in row ? row.schedule : undefined;
 }
 
 /**

@@ -113,7 +113,7 @@ const withSchedule =
 
 type OwnIntervalKey<A extends Api> = `${OwnSchedule<A>}_interval`;
 
-/** The `<name>_interval` keys of an entry of `api`, one per own schedule (OWN_SCHEDULES). */
+/** The `<name>_interval` keys of an entry of `api`, one per own schedule (the rows' `schedule`). */
 function ownIntervals<A extends Api>(api: A) {
   return Object.fromEntries(
     ownSchedules(api).map((name) => [`${name}_interval`, interval.optional()]),

@@ -7,7 +7,6 @@ import {
 } from './account-safety.js';
 import { OneBody } from './bodies.js';
 import { defineEndpoint } from './endpoint.js';
-import { matchPath } from './paths.js';
 
 /** One audit event as a test sets it: the fields the exporter reads, the rest filled in as the demo's. */
 export interface DemoAuditEvent {
@@ -91,7 +90,7 @@ function auditLog(origin: number, t: number, opened: number | undefined): Record
 export const auditLogsEndpoint = defineEndpoint({
   name: 'audit_logs',
   credential: 'basic',
-  match: matchPath('/auditlogs'),
+  path: '/auditlogs',
   oversizeFrame: ['[{"log_id":"x","timestamp":1,"notes":"', '"}]'],
   create: (ctx) =>
     new OneBody<readonly DemoAuditEvent[]>(ctx, (t, override) =>

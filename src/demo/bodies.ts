@@ -1,7 +1,8 @@
 import { jsonAnswer } from './answer.js';
 import type { Answer } from './answer.js';
-import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
+import type { Endpoint, EndpointContext } from './endpoint.js';
 import type { Listed, Registry } from './registry.js';
+import type { RouteParams } from './paths.js';
 
 /**
  * Bodies of a frozen simulator, kept until the data changes; when not frozen, nothing is kept. The

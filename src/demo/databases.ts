@@ -2,7 +2,6 @@ import { listingBody } from './bodies.js';
 import { defineEndpoint } from './endpoint.js';
 import type { SimulatedDatabase } from './fleet.js';
 import { hashString, mix, noise } from './noise.js';
-import { matchPath } from './paths.js';
 import { demoRedisSettings } from './redis-settings.js';
 
 /** What Upstash lists as `db_request_limit` for "no limit"; beyond 2^53, so written as text. */
@@ -71,7 +70,7 @@ function listingEntry(seed: number, d: SimulatedDatabase, origin: number): Recor
 export const databasesEndpoint = defineEndpoint({
   name: 'databases',
   credential: 'basic',
-  match: matchPath('/v2/redis/databases'),
+  path: '/v2/redis/databases',
   oversizeFrame: ['[{"database_id":"', '"}]'],
   create: (ctx) =>
     listingBody(

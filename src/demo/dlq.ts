@@ -2,9 +2,9 @@ import { jsonAnswer } from './answer.js';
 import type { Answer } from './answer.js';
 import { BodyCache } from './bodies.js';
 import { defineEndpoint } from './endpoint.js';
-import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
+import type { Endpoint, EndpointContext } from './endpoint.js';
 import { noise } from './noise.js';
-import { matchPath } from './paths.js';
+import type { RouteParams } from './paths.js';
 
 /**
  * What every simulated dead-letter message carries in its URL, headers, body, labels and response:
@@ -154,7 +154,7 @@ function dlqRoute<const Name extends DlqRoute>(name: Name, path: string) {
   return defineEndpoint({
     name,
     credential: 'bearer',
-    match: matchPath(path),
+    path,
     oversizeFrame: ['{"messages":[],"padding":"', '"}'],
     create: (ctx: EndpointContext) => new Dlq(ctx, name),
   });

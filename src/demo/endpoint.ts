@@ -1,5 +1,6 @@
 import type { Answer } from './answer.js';
 import type { Opening } from './opening.js';
+import { matchPath, type RouteParams } from './paths.js';
 import type { Registries } from './registries.js';
 
 /** With `churn`, keys and URL groups are reshuffled once per this many clock milliseconds. */
@@ -20,9 +21,6 @@ export function demoThenGenerated<T>(own: readonly T[], count: number, generate:
 
 /** What a route demands: QStash's bearer token, or the management API's basic e-mail and key. */
 export type Credential = 'bearer' | 'basic';
-
-/** Parameters a route takes from its path, already URL-decoded. */
-export type RouteParams = Readonly<Record<string, string>>;
 
 /** What every endpoint is given when a simulator starts. */
 export interface EndpointContext {
@@ -54,6 +52,11 @@ export interface RouteSpec<Name extends string> {
   readonly name: Name;
   /** The credential the route checks before anything else but faults. */
   readonly credential: Credential;
+  /**
+   * The route's path as Upstash's descriptions write it: each `{name}` one URL-encoded segment, taken
+   * as the parameter `name` (`/v2/redis/stats/{id}`).
+   */
+  readonly path: string;
   /** The path parameters if `path` (query removed) is this route's, else undefined. */
   match(path: string): RouteParams | undefined;
   /** Start and end of the body the oversize fault pads, so only its size is wrong, not its shape. */
@@ -66,9 +69,13 @@ export interface EndpointSpec<Name extends string, Options, E extends Endpoint> 
   create(ctx: EndpointContext, options: Options): E;
 }
 
-/** Declares an endpoint, keeping its name a literal type so the route union can be derived from a table. */
+/**
+ * Declares an endpoint, keeping its name a literal type so the route union can be derived from a table,
+ * and its matcher made from its `path`, so that a test can tell that no path is two routes' (the order
+ * of the table then does not matter).
+ */
 export function defineEndpoint<const Name extends string, Options, E extends Endpoint>(
-  spec: EndpointSpec<Name, Options, E>,
+  spec: Omit<EndpointSpec<Name, Options, E>, 'match'>,
 ): EndpointSpec<Name, Options, E> {
-  return spec;
+  return { ...spec, match: matchPath(spec.path) };
 }

@@ -3,7 +3,6 @@ import { OneBody } from './bodies.js';
 import { churnEpoch, defineEndpoint } from './endpoint.js';
 import type { Endpoint, EndpointContext } from './endpoint.js';
 import { between, hashString, mix, noise, TAU } from './noise.js';
-import { matchPath } from './paths.js';
 
 /** A default flow-control key containing a quote, a backslash, a newline and non-ASCII text. */
 export const DEMO_ODD_FLOW_CONTROL_KEY = 'tenant "café" \\ eu\nbatch';
@@ -177,7 +176,7 @@ export class FlowControl implements Endpoint {
 export const flowControlEndpoint = defineEndpoint({
   name: 'flow_control',
   credential: 'bearer',
-  match: matchPath('/v2/flowControl'),
+  path: '/v2/flowControl',
   // The documented object shape, whatever `flowControlShape` says.
   oversizeFrame: ['{"flowControls":[],"padding":"', '"}'],
   create: (ctx, options: FlowControlOptions) => new FlowControl(ctx, options),

@@ -1,7 +1,6 @@
 import { OneBody } from './bodies.js';
 import { defineEndpoint } from './endpoint.js';
 import { noise, TAU } from './noise.js';
-import { matchPath } from './paths.js';
 
 /** The account's global parallelism limit in the simulator. */
 export const DEMO_GLOBAL_PARALLELISM_MAX = 50;
@@ -30,7 +29,7 @@ function parallelismAt(seed: number, t: number): GlobalParallelismBody {
 export const globalParallelismEndpoint = defineEndpoint({
   name: 'global_parallelism',
   credential: 'bearer',
-  match: matchPath('/v2/globalParallelism'),
+  path: '/v2/globalParallelism',
   oversizeFrame: ['{"parallelismMax":1,"padding":"', '"}'],
   create: (ctx) =>
     new OneBody<GlobalParallelismBody>(ctx, (t, override) => override ?? parallelismAt(ctx.seed, t)),

@@ -3,7 +3,6 @@ import { defineEndpoint } from './endpoint.js';
 import { formatGoTime } from './go-time.js';
 import type { DemoIndex, IndexProduct } from './indexes.js';
 import { hashString } from './noise.js';
-import { matchPath } from './paths.js';
 
 /**
  * The fake tokens the listing gives an index: distinctive markers, so that a test can prove they
@@ -58,7 +57,7 @@ function indexListingEndpoint<const Name extends string>(name: Name, product: In
   return defineEndpoint({
     name,
     credential: 'basic',
-    match: matchPath(path),
+    path,
     oversizeFrame: ['[{"id":"x","name":"', '"}]'],
     create: (ctx) =>
       listingBody(ctx, ctx.registries.indexes[product], (index) => listingEntry(product, index, ctx.origin)),

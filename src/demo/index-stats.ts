@@ -3,7 +3,6 @@ import { defineEndpoint } from './endpoint.js';
 import { formatGoTime } from './go-time.js';
 import type { DemoIndex, IndexProduct } from './indexes.js';
 import { hashString, noise, round } from './noise.js';
-import { matchPath } from './paths.js';
 
 const DAY = 86_400_000;
 const GIB = 1024 ** 3;
@@ -78,7 +77,7 @@ function indexStatsEndpoint<const Name extends string>(name: Name, product: Inde
   return defineEndpoint({
     name,
     credential: 'basic',
-    match: matchPath(path),
+    path,
     oversizeFrame: ['{"pending_index_count":0,"padding":"', '"}'],
     create: (ctx) =>
       new PerIdBodies(ctx, ctx.registries.indexes[product], 'index not found', (index, t) =>

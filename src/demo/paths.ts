@@ -1,4 +1,5 @@
-import type { RouteParams } from './endpoint.js';
+/** Parameters a route takes from its path, already URL-decoded. */
+export type RouteParams = Readonly<Record<string, string>>;
 
 const REGEX_SPECIALS = /[.*+?^${}()|[\]\\]/g;
 

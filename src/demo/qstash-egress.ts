@@ -1,6 +1,5 @@
 import { OneBody } from './bodies.js';
 import { defineEndpoint } from './endpoint.js';
-import { matchPath } from './paths.js';
 
 /** The ranges QStash sends from in the demo: the reference's example two, and two more. */
 export const DEMO_EGRESS_RANGES = ['3.125.136.186/32', '18.198.95.233/32', '52.29.71.10/32'] as const;
@@ -17,7 +16,7 @@ export function demoEgressRanges(sinceStart: number): string[] {
 export const qstashEgressEndpoint = defineEndpoint({
   name: 'qstash_egress_ips',
   credential: 'basic',
-  match: matchPath('/v2/qstash/ipv4'),
+  path: '/v2/qstash/ipv4',
   oversizeFrame: ['["', '"]'],
   create: (ctx) =>
     new OneBody<readonly string[]>(ctx, (t, override) => override ?? demoEgressRanges(t - ctx.origin)),

@@ -1,8 +1,8 @@
 import type { Answer } from './answer.js';
-import { defineEndpoint, type Endpoint, type EndpointContext, type RouteParams } from './endpoint.js';
+import { defineEndpoint, type Endpoint, type EndpointContext } from './endpoint.js';
 import { eventPage, timeParam, type Timed } from './event-pages.js';
 import { noise } from './noise.js';
-import { matchPath } from './paths.js';
+import type { RouteParams } from './paths.js';
 
 /**
  * What every simulated log event and workflow run carries in its URLs, headers, bodies, error texts
@@ -159,7 +159,7 @@ export class QstashLogs implements Endpoint {
 export const qstashLogsEndpoint = defineEndpoint({
   name: 'qstash_logs',
   credential: 'bearer',
-  match: matchPath('/v2/logs'),
+  path: '/v2/logs',
   oversizeFrame: ['{"logs":[],"padding":"', '"}'],
   create: (ctx: EndpointContext) => new QstashLogs(ctx, 'logs'),
 });
@@ -168,7 +168,7 @@ export const qstashLogsEndpoint = defineEndpoint({
 export const qstashEventsEndpoint = defineEndpoint({
   name: 'qstash_events',
   credential: 'bearer',
-  match: matchPath('/v2/events'),
+  path: '/v2/events',
   oversizeFrame: ['{"events":[],"padding":"', '"}'],
   create: (ctx: EndpointContext) => new QstashLogs(ctx, 'events'),
 });

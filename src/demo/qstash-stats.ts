@@ -2,7 +2,6 @@ import { PerIdBodies } from './bodies.js';
 import { defineEndpoint } from './endpoint.js';
 import { formatGoTime } from './go-time.js';
 import { hashString, noise, round } from './noise.js';
-import { matchPath } from './paths.js';
 import type { DemoQstashInstance } from './qstash-instances.js';
 
 const DAY = 86_400_000;
@@ -98,7 +97,7 @@ function statsBody(instance: DemoQstashInstance, origin: number, t: number, seed
 export const qstashStatsEndpoint = defineEndpoint({
   name: 'qstash_stats',
   credential: 'basic',
-  match: matchPath('/v2/qstash/stats/{id}'),
+  path: '/v2/qstash/stats/{id}',
   oversizeFrame: ['{"dlq_message_count":0,"padding":"', '"}'],
   create: (ctx) =>
     new PerIdBodies(ctx, ctx.registries.qstashInstances, 'qstash user not found', (instance, t) =>

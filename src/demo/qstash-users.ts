@@ -1,6 +1,5 @@
 import { listingBody } from './bodies.js';
 import { defineEndpoint } from './endpoint.js';
-import { matchPath } from './paths.js';
 import type { DemoQstashInstance } from './qstash-instances.js';
 
 /** The fake token the listing gives an instance (the real one holds credentials; this one looks alike). */
@@ -54,7 +53,7 @@ function listingEntry(i: DemoQstashInstance, created: number): Record<string, un
 export const qstashUsersEndpoint = defineEndpoint({
   name: 'qstash_users',
   credential: 'basic',
-  match: matchPath('/v2/qstash/users'),
+  path: '/v2/qstash/users',
   oversizeFrame: ['[{"id":"x","padding":"', '"}]'],
   create: (ctx) => {
     const created = Math.floor(ctx.origin / 1000) - 90 * 86_400;

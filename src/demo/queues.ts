@@ -2,7 +2,6 @@ import { OneBody } from './bodies.js';
 import { defineEndpoint, demoThenGenerated } from './endpoint.js';
 import type { EndpointContext } from './endpoint.js';
 import { between, noise, TAU } from './noise.js';
-import { matchPath } from './paths.js';
 
 /** One queue, as QStash's `GET /v2/queues` returns it. */
 export interface QueueEntry {
@@ -80,7 +79,7 @@ function queuesAt(ctx: EndpointContext, count: number, t: number): QueueEntry[] 
 export const queuesEndpoint = defineEndpoint({
   name: 'queues',
   credential: 'bearer',
-  match: matchPath('/v2/queues'),
+  path: '/v2/queues',
   oversizeFrame: ['[{"name":"q","lag":0,"padding":"', '"}]'],
   create: (ctx, options: QueuesOptions) => {
     const count = Math.max(0, options.queues ?? DEMO_QUEUES);

@@ -1,10 +1,10 @@
 import type { Answer } from './answer.js';
 import { PerIdBodies } from './bodies.js';
 import { defineEndpoint } from './endpoint.js';
-import type { Endpoint, EndpointContext, RouteParams } from './endpoint.js';
+import type { Endpoint, EndpointContext } from './endpoint.js';
 import { DEMO_FREE_DATABASE, type SimulatedDatabase } from './fleet.js';
-import { matchPath } from './paths.js';
 import { DEMO_BACKED_UP_DATABASE, DEMO_UNPROTECTED_DATABASE, demoRedisSettings } from './redis-settings.js';
+import type { RouteParams } from './paths.js';
 
 const HOUR = 3_600_000;
 
@@ -88,7 +88,7 @@ export class RedisBackups implements Endpoint {
 export const redisBackupsEndpoint = defineEndpoint({
   name: 'redis_backups',
   credential: 'basic',
-  match: matchPath('/v2/redis/list-backup/{id}'),
+  path: '/v2/redis/list-backup/{id}',
   oversizeFrame: ['[{"backup_id":"', '"}]'],
   create: (ctx) => new RedisBackups(ctx),
 });

@@ -3,7 +3,6 @@ import { defineEndpoint } from './endpoint.js';
 import type { SimulatedDatabase } from './fleet.js';
 import { formatGoTime } from './go-time.js';
 import { between, hashString, mix, noise, round, TAU } from './noise.js';
-import { matchPath } from './paths.js';
 
 /**
  * The field a suspended database sends with the wrong type on purpose (a plain number where a series
@@ -208,7 +207,7 @@ function generateStats(
 export const redisStatsEndpoint = defineEndpoint({
   name: 'redis_stats',
   credential: 'basic',
-  match: matchPath('/v2/redis/stats/{id}'),
+  path: '/v2/redis/stats/{id}',
   oversizeFrame: ['{"connection_count":[],"padding":"', '"}'],
   create: (ctx, options: RedisStatsOptions) => {
     const points = Math.max(1, options.pointsPerSeries ?? 60);

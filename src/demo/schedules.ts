@@ -2,7 +2,6 @@ import { OneBody } from './bodies.js';
 import { defineEndpoint, demoThenGenerated } from './endpoint.js';
 import type { EndpointContext } from './endpoint.js';
 import { noise } from './noise.js';
-import { matchPath } from './paths.js';
 
 /** One schedule, as QStash's `GET /v2/schedules` returns it. */
 export interface ScheduleEntry {
@@ -145,7 +144,7 @@ function schedulesAt(ctx: EndpointContext, count: number, t: number): ScheduleEn
 export const schedulesEndpoint = defineEndpoint({
   name: 'schedules',
   credential: 'bearer',
-  match: matchPath('/v2/schedules'),
+  path: '/v2/schedules',
   oversizeFrame: ['[{"scheduleId":"s","cron":"* * * * *","padding":"', '"}]'],
   create: (ctx, options: SchedulesOptions) => {
     const count = Math.max(0, options.schedules ?? DEMO_SCHEDULES);

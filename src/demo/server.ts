@@ -3,9 +3,10 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import type { AddressInfo, Socket } from 'node:net';
 import { jsonAnswer, send } from './answer.js';
 import type { Answer } from './answer.js';
-import type { Credential, Endpoint, RouteParams, RouteSpec } from './endpoint.js';
+import type { Credential, Endpoint, RouteSpec } from './endpoint.js';
 import { applyFault, Timers } from './faults.js';
 import type { FaultTable } from './faults.js';
+import type { RouteParams } from './paths.js';
 
 /** What the simulator accepts as QStash's bearer token and the management API's basic credentials. */
 export interface Credentials {

@@ -1,7 +1,6 @@
 import { DEMO_MEMBER_EMAILS } from './account-safety.js';
 import { listingBody, PerIdBodies } from './bodies.js';
 import { defineEndpoint } from './endpoint.js';
-import { matchPath } from './paths.js';
 
 /** A team of the simulated account, and its members' roles at time t (ms since the simulator started). */
 export interface DemoTeam {
@@ -44,7 +43,7 @@ export const DEMO_TEAMS: readonly DemoTeam[] = [
 export const teamsEndpoint = defineEndpoint({
   name: 'teams',
   credential: 'basic',
-  match: matchPath('/v2/teams'),
+  path: '/v2/teams',
   oversizeFrame: ['[{"team_id":"x","team_name":"', '"}]'],
   create: (ctx) =>
     listingBody(ctx, ctx.registries.teams, (team) => ({
@@ -58,7 +57,7 @@ export const teamsEndpoint = defineEndpoint({
 export const teamMembersEndpoint = defineEndpoint({
   name: 'team_members',
   credential: 'basic',
-  match: matchPath('/v2/teams/{id}'),
+  path: '/v2/teams/{id}',
   oversizeFrame: ['[{"member_role":"dev","member_email":"', '"}]'],
   create: (ctx) =>
     new PerIdBodies(ctx, ctx.registries.teams, 'team not found', (team, t) =>

@@ -1,7 +1,6 @@
 import { OneBody } from './bodies.js';
 import { CHURN_PERIOD_MS, churnEpoch, defineEndpoint } from './endpoint.js';
 import { between, noise } from './noise.js';
-import { matchPath } from './paths.js';
 
 /** A default URL group name containing a quote, a backslash, a newline and non-ASCII text. */
 export const DEMO_ODD_URL_GROUP = 'crème-brûlée "beta" \\ v2\nlegacy';
@@ -90,7 +89,7 @@ function generateUrlGroups(seed: number, t: number, plan: GroupPlan, churn: bool
 export const urlGroupsEndpoint = defineEndpoint({
   name: 'url_groups',
   credential: 'bearer',
-  match: matchPath('/v2/topics'),
+  path: '/v2/topics',
   oversizeFrame: ['[{"name":"padding","createdAt":0,"updatedAt":0,"endpoints":[],"padding":"', '"}]'],
   create: (ctx, options: UrlGroupsOptions) => {
     const plan: GroupPlan = {

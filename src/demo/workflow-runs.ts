@@ -1,9 +1,9 @@
 import { jsonAnswer, type Answer } from './answer.js';
-import { defineEndpoint, type Endpoint, type EndpointContext, type RouteParams } from './endpoint.js';
+import { defineEndpoint, type Endpoint, type EndpointContext } from './endpoint.js';
 import { eventPage, timeParam, type Timed } from './event-pages.js';
 import { noise } from './noise.js';
-import { matchPath } from './paths.js';
 import { DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET } from './qstash-logs.js';
+import type { RouteParams } from './paths.js';
 
 /** Runs a page holds in run mode (`groupBy=workflowRunId`), Upstash's documented maximum. */
 const RUN_PAGE = 10;
@@ -186,7 +186,7 @@ export class WorkflowRuns implements Endpoint {
 export const workflowLogsEndpoint = defineEndpoint({
   name: 'workflow_logs',
   credential: 'bearer',
-  match: matchPath('/v2/workflows/logs'),
+  path: '/v2/workflows/logs',
   oversizeFrame: ['{"runs":[],"padding":"', '"}'],
   create: (ctx: EndpointContext) => new WorkflowRuns(ctx),
 });
@@ -195,7 +195,7 @@ export const workflowLogsEndpoint = defineEndpoint({
 export const workflowEventsEndpoint = defineEndpoint({
   name: 'workflow_events',
   credential: 'bearer',
-  match: matchPath('/v2/workflows/events'),
+  path: '/v2/workflows/events',
   oversizeFrame: ['{"runs":[],"padding":"', '"}'],
   create: (ctx: EndpointContext) => new WorkflowRuns(ctx),
 });

@@ -5,7 +5,7 @@ import { EventScan, startState, type EventState } from './event-rule.js';
 import { ScanWarnings } from './event-warnings.js';
 import type { SourceKind } from './source.js';
 
-/** The `# HELP` phrase of the account's safety series: they follow `audit_interval` (OWN_SCHEDULES). */
+/** The `# HELP` phrase of the account's safety series: they follow `audit_interval` (rows' `schedule`). */
 export const POLLED_AUDIT =
   'Polled every audit_interval from the Upstash management API, not at scrape time.';
 

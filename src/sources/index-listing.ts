@@ -7,7 +7,6 @@ import {
   type IndexProduct,
   type UpstashIndex,
 } from '../upstash/indexes.js';
-import type { ApiOf } from '../vocabulary.js';
 import { POLLED_MANAGEMENT, type SourceKind } from './source.js';
 
 /** How HELP names each product. */
@@ -131,8 +130,7 @@ function indexListing<const Name extends 'vector_indexes' | 'search_indexes'>(
   const metrics = LISTING_METRICS[product];
   return {
     name,
-    // Both names are management sources; TypeScript cannot narrow ApiOf for a generic name.
-    api: 'management' as ApiOf<Name>,
+    api: 'management',
     per: 'account',
     lists,
     metrics: [metrics.indexes, metrics.omitted, metrics.info, ...Object.values(metrics.limits)],

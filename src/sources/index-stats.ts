@@ -9,7 +9,6 @@ import {
 } from '../upstash/index-stats.js';
 import type { IndexProduct } from '../upstash/indexes.js';
 import { PRODUCT_TITLE } from './index-listing.js';
-import type { ApiOf } from '../vocabulary.js';
 import { POLLED_MANAGEMENT, POLLED_STATS, type SourceKind } from './source.js';
 
 // Upstash states no unit for the latencies: exported as reported, without a unit suffix.
@@ -69,8 +68,7 @@ function indexStats<const Name extends 'vector_stats' | 'search_stats'>(
 ): SourceKind<Name> {
   return {
     name,
-    // Both names are management sources; TypeScript cannot narrow ApiOf for a generic name.
-    api: 'management' as ApiOf<Name>,
+    api: 'management',
     per,
     metrics: Object.values(STATS_METRICS[product]),
     async poll({ client, account, unit, signal, deadline }) {

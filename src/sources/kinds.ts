@@ -1,60 +1,33 @@
 import type { DataMetric } from '../metrics/catalogue.js';
+import { SOURCES } from '../source-registry.js';
 import type { SourceName } from '../vocabulary.js';
-import { auditLogs } from './audit-logs.js';
-import { databases } from './databases.js';
-import { dlq, workflowDlq } from './dlq.js';
-import { flowControl } from './flow-control.js';
-import { globalParallelism } from './global-parallelism.js';
-import { searchIndexes, vectorIndexes } from './index-listing.js';
-import { searchStats, vectorStats } from './index-stats.js';
-import { qstashEgressIps } from './qstash-egress-ips.js';
-import { qstashLogs } from './qstash-logs.js';
-import { qstashStats } from './qstash-stats.js';
-import { qstashUsers } from './qstash-users.js';
-import { queues } from './queues.js';
-import { redisBackups } from './redis-backups.js';
-import { redisStats } from './redis-stats.js';
-import { schedules } from './schedules.js';
-import { teams } from './teams.js';
 import type { SourceKind } from './source.js';
-import { urlGroups } from './url-groups.js';
-import { workflowRuns } from './workflow-runs.js';
+
+type Sources = typeof SOURCES;
+/** What the row `Name` of the registry loads as its kind. */
+type KindOf<Name extends SourceName> = Awaited<ReturnType<Sources[Name]['kind']>>;
 
 /**
- * Every kind of source, in the order their families are exposed. Adding a source: one line here,
- * and its name in SOURCE_NAMES (src/vocabulary.ts), under the API whose entries list it.
+ * Type-checks only while the kind of every row of the registry (src/source-registry.ts) is a
+ * SourceKind of that row's own name and API: a row that loaded another source's kind would poll one
+ * source twice and another never.
  */
-export const SOURCE_KINDS = [
-  flowControl,
-  urlGroups,
-  databases,
-  redisStats,
-  redisBackups,
-  queues,
-  schedules,
-  globalParallelism,
-  qstashUsers,
-  qstashStats,
-  vectorIndexes,
-  vectorStats,
-  searchIndexes,
-  searchStats,
-  dlq,
-  workflowDlq,
-  qstashLogs,
-  workflowRuns,
-  auditLogs,
-  teams,
-  qstashEgressIps,
-] as const;
+export type EveryRowItsKind = NeverOr<
+  { [Name in SourceName]: KindOf<Name> extends SourceKind<Name> ? never : Name }[SourceName]
+>;
+type NeverOr<Wrong extends never> = Wrong;
 
 /**
- * Type-checks only while every name of SOURCE_NAMES has its source kind above: a name the config
- * accepts that nothing polls would be silently unconfigurable. (A kind whose name is not in
- * SOURCE_NAMES fails SourceKind's own type.)
+ * Every kind of source, in the registry's order, which is the order their families are exposed.
+ * The registry names each module without loading it (so that the serving thread, which reads its
+ * names, loads no source); this is where the poll worker loads them, once, as it imports this module
+ * (a top-level await: its first poll, and every synchronous reader below, come after). A source module
+ * must therefore not import this one, nor units.ts: its import would wait for this await, which waits
+ * for it.
  */
-export type EveryNamePolled = NeverOr<Exclude<SourceName, (typeof SOURCE_KINDS)[number]['name']>>;
-type NeverOr<Unpolled extends never> = Unpolled;
+export const SOURCE_KINDS: readonly SourceKind[] = await Promise.all(
+  (Object.keys(SOURCES) as SourceName[]).map((name) => SOURCES[name].kind()),
+);
 
 /** The kind of source called `name`. */
 export function sourceKind(name: SourceName): SourceKind {

@@ -3,7 +3,7 @@ import { sample, type Sample } from '../metrics/sample.js';
 import { BACKUP_STATES, fetchBackups, type BackupSummary } from '../upstash/redis-backups.js';
 import type { SourceKind } from './source.js';
 
-/** The `# HELP` phrase of backup series: they follow `backups_interval` (OWN_SCHEDULES), not `interval`. */
+/** The `# HELP` phrase of backup series: they follow `backups_interval` (their row's `schedule`). */
 const POLLED_BACKUPS = 'Polled every backups_interval from the Upstash management API, not at scrape time.';
 
 const METRICS = {

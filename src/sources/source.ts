@@ -63,7 +63,7 @@ export interface Listed {
  * answer becomes samples. The poller times, counts and schedules it; nothing else knows its details.
  */
 export interface SourceKind<Name extends SourceName = SourceName> {
-  /** The `source` label, and the name under `sources:` in the config (src/vocabulary.ts). */
+  /** The `source` label, and the name under `sources:` in the config: its row in src/source-registry.ts. */
   readonly name: Name;
   /** Whose credentials it polls with: the API whose config entries list it. */
   readonly api: ApiOf<Name>;

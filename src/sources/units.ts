@@ -55,7 +55,7 @@ export interface UnitDeps {
 export interface EntryGroup {
   /** The group's key: the entry's own, or `<entry key>/<schedule>` for an own schedule. */
   readonly key: string;
-  /** The own schedule (OWN_SCHEDULES) its units run on; undefined: the entry's interval. */
+  /** The own schedule its units run on (its row's `schedule`); undefined: the entry's interval. */
   readonly schedule: OwnSchedule | undefined;
   readonly units: PollUnit[];
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -9,9 +9,19 @@ import { describe, expect, it } from 'vitest';
 // 27, third part"). So the serving thread learns the data section's families from the worker's first
 // publication (Publication.catalogue) instead of importing the sources. This walks the static imports
 // of the program's entries as Node loads them (an `import type` is erased; a dynamic import(), such
-// as the simulator's under --demo, loads only when it runs).
+// as the simulator's under --demo, loads only when it runs). The registry of sources, which the
+// serving thread reads for the names the config accepts, names every source and simulator module in
+// such imports: so this also checks that only the poll worker's and the simulator's modules call them.
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+/** The files a module imports with import() (relative ones), loaded only when that code runs. */
+function dynamicImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map(([, specifier]) =>
+    resolve(dirname(file), specifier!.replace(/\.js$/, '.ts')),
+  );
+}
 
 /** The static imports of a module: relative ones as files, packages by name. */
 function imports(file: string): { files: string[]; packages: string[] } {
@@ -59,4 +69,28 @@ describe('the serving thread', () => {
     expect(relative.filter((file) => /^(sources|demo)\/|^upstash\/client\.ts$/.test(file))).toEqual([]);
     expect([...packages].filter((name) => name === 'undici')).toEqual([]);
   });
+
+  it('imports sources and the simulator only on demand, and only their own modules call for them', () => {
+    const lazy = [...files].filter((file) =>
+      dynamicImports(file).some((target) => /^(sources|demo)\//.test(target.slice(SRC.length + 1))),
+    );
+    // The simulator under --demo, and the registry's rows, whose loaders the serving thread never calls:
+    expect(lazy.map((file) => file.slice(SRC.length + 1)).sort()).toEqual(['cli.ts', 'source-registry.ts']);
+    const callers = walk(SRC).filter((file) => /\.(kind|simulator)\(\)/.test(readFileSync(file, 'utf8')));
+    expect(callers.map((file) => file.slice(SRC.length + 1)).sort()).toEqual([
+      'demo/routes.ts',
+      'sources/kinds.ts',
+    ]);
+  });
 });
+
+/** Every TypeScript file under `dir`. */
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? walk(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}

@@ -1,0 +1,41 @@
+import { describe, expect, test } from 'vitest';
+import { DATA_METRICS, SOURCE_KINDS, sourceKind } from '../src/sources/kinds.js';
+import { SOURCES } from '../src/source-registry.js';
+import {
+  onOwnSchedule,
+  ownScheduleOf,
+  ownSchedules,
+  SOURCE_NAMES,
+  type SourceName,
+} from '../src/vocabulary.js';
+
+const NAMES = Object.keys(SOURCES) as SourceName[];
+
+describe('the registry of sources', () => {
+  test('each row loads the kind of its own name and API, in the order of the rows', () => {
+    // The compiler checks this too (sources/kinds.ts, EveryRowItsKind); this is what the worker runs.
+    expect(SOURCE_KINDS.map((kind) => kind.name)).toEqual(NAMES);
+    for (const name of NAMES) {
+      expect(sourceKind(name).name).toBe(name);
+      expect(sourceKind(name).api).toBe(SOURCES[name].api);
+    }
+    expect(DATA_METRICS).toEqual(SOURCE_KINDS.flatMap((kind) => kind.metrics));
+  });
+
+  test('gives each API its sources, in the order of the rows', () => {
+    expect(SOURCE_NAMES.qstash).toEqual(NAMES.filter((name) => SOURCES[name].api === 'qstash'));
+    expect(SOURCE_NAMES.management).toEqual(NAMES.filter((name) => SOURCES[name].api === 'management'));
+    expect([...SOURCE_NAMES.qstash, ...SOURCE_NAMES.management].sort()).toEqual([...NAMES].sort());
+  });
+
+  test('gives each API its own schedules and the sources on each', () => {
+    expect(ownSchedules('qstash')).toEqual(['dlq', 'events']);
+    expect(ownSchedules('management')).toEqual(['backups', 'audit']);
+    expect(onOwnSchedule('qstash', 'dlq')).toEqual(['dlq', 'workflow_dlq']);
+    expect(onOwnSchedule('qstash', 'events')).toEqual(['qstash_logs', 'workflow_runs']);
+    expect(onOwnSchedule('management', 'backups')).toEqual(['redis_backups']);
+    expect(onOwnSchedule('management', 'audit')).toEqual(['audit_logs', 'teams', 'qstash_egress_ips']);
+    expect(ownScheduleOf('teams')).toBe('audit');
+    expect(ownScheduleOf('redis_stats')).toBeUndefined();
+  });
+});
