@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { dynamicImports, loaded, SRC, walk } from '../helpers/imports.js';
 
 // Every module the serving thread loads is compiled and kept in its own V8 heap, beside the poll
 // worker's copy: the Upstash client (undici, its WebAssembly parser), every source and every response
@@ -12,46 +11,6 @@ import { describe, expect, it } from 'vitest';
 // as the simulator's under --demo, loads only when it runs). The registry of sources, which the
 // serving thread reads for the names the config accepts, names every source and simulator module in
 // such imports: so this also checks that only the poll worker's and the simulator's modules call them.
-
-const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
-
-/** The files a module imports with import() (relative ones), loaded only when that code runs. */
-function dynamicImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map(([, specifier]) =>
-    resolve(dirname(file), specifier!.replace(/\.js$/, '.ts')),
-  );
-}
-
-/** The static imports of a module: relative ones as files, packages by name. */
-function imports(file: string): { files: string[]; packages: string[] } {
-  const text = readFileSync(file, 'utf8');
-  const files: string[] = [];
-  const packages: string[] = [];
-  for (const [, kind, specifier] of text.matchAll(
-    /^(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gms,
-  )) {
-    if (kind !== undefined || specifier === undefined) continue;
-    if (specifier.startsWith('.')) files.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
-    else packages.push(specifier);
-  }
-  return { files, packages };
-}
-
-/** Every module and package the serving thread loads from `entries`, statically. */
-function loaded(entries: readonly string[]): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const queue = entries.map((entry) => join(SRC, entry));
-  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
-    if (files.has(file)) continue;
-    files.add(file);
-    const found = imports(file);
-    queue.push(...found.files);
-    for (const name of found.packages) packages.add(name);
-  }
-  return { files, packages };
-}
 
 describe('the serving thread', () => {
   const { files, packages } = loaded(['main.ts', 'cli.ts']);
@@ -83,14 +42,3 @@ describe('the serving thread', () => {
     ]);
   });
 });
-
-/** Every TypeScript file under `dir`. */
-function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? walk(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
