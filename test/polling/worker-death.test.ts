@@ -15,6 +15,7 @@ import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '.
 
 const DYING_WORKER = new URL('../helpers/dying-poll-worker.js', import.meta.url);
 const DIED = 'the poll worker died; restarting it, and polling with it';
+const SUCCEEDED = 'poll succeeded';
 const FLOW = 'source="flow_control",account="eu",database_id="",qstash_id="",index_id=""';
 
 afterEach(() => {
@@ -178,14 +179,20 @@ describe('a poll worker that dies', () => {
       await eventually('the first polls published', async () =>
         FLOW_DATA.test((await get('/metrics')).body) ? true : undefined,
       );
-      // Another file: the same accounts, with the flow-control families denied.
-      const reloaded = await app.reload(denyingFlowControl(sim));
+      // The worker logs at info, as the serving logger does (its `debug` line is never written).
+      expect(logs.some((line) => line.msg === SUCCEEDED)).toBe(false);
+      // Another file: the same accounts, with the flow-control families denied, logging at debug.
+      const reloaded = await app.reload({ ...denyingFlowControl(sim), logLevel: 'debug' });
       expect(logs.some((line) => line.msg === DIED)).toBe(true);
       expect(reloaded).toEqual({ result: 'applied' });
       // Answered after it took effect: the next scrape shows the new configuration, all of it.
       const body = (await get('/metrics')).body;
       expect(body).not.toContain('upstash_qstash_flow_control_');
       expect((await get('/readyz')).status).toBe(200);
+      // The restarted worker logs at the new level too, though it was spawned before the reload applied.
+      await eventually('the restarted worker logs at debug', () =>
+        logs.some((line) => line.msg === SUCCEEDED) ? true : undefined,
+      );
     });
   }, 90_000);
 
