@@ -76,15 +76,15 @@ export function createApp(config: Config, options: AppOptions): App {
   let server: Server | undefined;
 
   const applyReload = async (next: Config): Promise<void> => {
-    web?.reload();
     warnPlainHttp(next, logger);
     const kept = keepRestartSettings(running, next, logger);
     const keep = familyPredicate(kept.metrics);
     // Resolves once a worker runs the new configuration. This thread's part of it (metrics.allow and
-    // deny, the log level, --web.enable-lifecycle) applies in the same moment as the publication of
-    // what it changed, so no scrape shows one without the other; a reload the worker refuses leaves
-    // all of it as it ran.
+    // deny, the log level, --web.enable-lifecycle, the web config file read again) applies in the same
+    // moment as the publication of what it changed, so no scrape shows one without the other; a reload
+    // the worker refuses leaves all of it as it ran.
     const sources = await polling.reload(kept, () => {
+      web?.reload();
       running = kept;
       logger.level = kept.logLevel;
       scrapeCache.reconfigure(keep);
