@@ -30,7 +30,7 @@ export function imports(file: string): { files: string[]; packages: string[] } {
   return { files, packages };
 }
 
-/** Every module and package the serving thread loads from `entries`, statically. */
+/** Every module and package loaded from `entries` (paths under src/), statically. */
 export function loaded(entries: readonly string[]): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
-import { afterEach, expect, test } from 'vitest';
-import { startHarness, type Harness } from '../faults/harness.js';
+import { expect, test } from 'vitest';
+import { useHarness, type Harness } from '../faults/harness.js';
 
 // Timing, so in the slow suite rather than with the rest of basic auth (test/server/web-security):
 // an unknown user must not answer faster than a known one, or the time would tell which users exist.
@@ -14,17 +14,12 @@ const basic = (user: string, password: string): Record<string, string> => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
 });
 
-const running: Harness[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((h) => h.stop()));
-});
+const exporter = useHarness({ intervalSeconds: 30 });
 
 async function start(webConfig: string): Promise<{ h: Harness }> {
   const file = join(mkdtempSync(join(tmpdir(), 'upstash-exporter-web-')), 'web-config.yml');
   writeFileSync(file, webConfig);
-  const h = await startHarness({ webConfigFile: file, intervalSeconds: 30 });
-  running.push(h);
-  return { h };
+  return { h: await exporter({ webConfigFile: file }) };
 }
 
 test('an unknown user costs a bcrypt check like a known one (no enumeration by timing)', async () => {
