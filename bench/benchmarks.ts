@@ -211,7 +211,12 @@ export async function runBenchmarks(
   };
 }
 
-async function scrapeLarge(plan: Plan, state: State, log: (line: string) => void): Promise<Results['large']> {
+/** The large state's scrape phase: the exporter's memory after its first poll and after the scrape runs. */
+export async function scrapeLarge(
+  plan: Plan,
+  state: State,
+  log: (line: string) => void,
+): Promise<Results['large']> {
   const simulator = await startSimulator(simulatorOptions(state));
   try {
     const startedAt = performance.now();
