@@ -5,7 +5,7 @@ import { startSimulator } from '../src/demo/simulator.js';
 import { measureAccount, type AccountFigures, type AccountPlan } from './account.js';
 import { startBareServer } from './bare-server.js';
 import { measureEventWindow, type EventWindowFigure } from './event-window.js';
-import { startExporter, type ExporterProcess } from './exporter-process.js';
+import { exporterEnv, startExporter, type ExporterProcess } from './exporter-process.js';
 import { fetchBodies, measureIngest, type IngestFigure } from './ingest.js';
 import { FULL_FLOOD, measureFlood, QUICK_FLOOD, type FloodFigures, type FloodPlan } from './flood.js';
 import { compareLoad, runLoad, type ScrapeFigure } from './load.js';
@@ -106,6 +106,8 @@ export interface Machine {
 export interface Results {
   readonly quick: boolean;
   readonly machine: Machine;
+  /** What BENCH_EXPORTER_ENV gave every exporter process of the run (none: as `node dist/main.js` runs). */
+  readonly exporterEnv: Readonly<Record<string, string>>;
   readonly large: {
     readonly state: State;
     readonly series: number;
@@ -200,6 +202,7 @@ export async function runBenchmarks(
   return {
     quick: plan === QUICK_PLAN,
     machine: machine(),
+    exporterEnv: exporterEnv(),
     large,
     ingest,
     scaling,
@@ -211,7 +214,12 @@ export async function runBenchmarks(
   };
 }
 
-async function scrapeLarge(plan: Plan, state: State, log: (line: string) => void): Promise<Results['large']> {
+/** The large state's scrape phase: the exporter's memory after its first poll and after the scrape runs. */
+export async function scrapeLarge(
+  plan: Plan,
+  state: State,
+  log: (line: string) => void,
+): Promise<Results['large']> {
   const simulator = await startSimulator(simulatorOptions(state));
   try {
     const startedAt = performance.now();

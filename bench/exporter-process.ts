@@ -120,6 +120,7 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
     options.niceness === undefined ? command : ['nice', '-n', String(options.niceness), ...command];
   const child = spawn(niced[0]!, niced.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...exporterEnv() },
   });
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
   let stderr = '';
@@ -138,6 +139,21 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
     cleanup();
     throw error;
   }
+}
+
+/**
+ * BENCH_EXPORTER_ENV="MALLOC_ARENA_MAX=1": variables given to the exporter's process only (set on the
+ * bench itself, glibc's would change the simulator, the load generator and the bare server too), so
+ * that the exporter can be measured as the image runs it, beside the same bench without them.
+ */
+export function exporterEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of (process.env.BENCH_EXPORTER_ENV ?? '').split(' ').filter((p) => p !== '')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`BENCH_EXPORTER_ENV: expected NAME=value, got "${pair}"`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
 }
 
 async function listeningAddress(child: ChildProcess, stderr: () => string): Promise<string> {

@@ -20,10 +20,13 @@ function memoryCell(memory: Memory): string {
   return `${mb(memory.rssBytes)} (peak ${mb(memory.peakRssBytes)})`;
 }
 
-const ratio = (s: ScrapeFigure): number => s.exporter.requestsPerSecond / s.bare.requestsPerSecond;
-const p99Ratio = (s: ScrapeFigure): number => s.exporter.p99Ms / s.bare.p99Ms;
+/** Throughput of the exporter over the bare server's. */
+export const ratio = (s: ScrapeFigure): number => s.exporter.requestsPerSecond / s.bare.requestsPerSecond;
+/** p99 latency of the exporter over the bare server's. */
+export const p99Ratio = (s: ScrapeFigure): number => s.exporter.p99Ms / s.bare.p99Ms;
 
-function median(values: readonly number[]): number {
+/** The median, NaN of none. */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return NaN;
   const middle = Math.floor(sorted.length / 2);

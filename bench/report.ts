@@ -43,9 +43,11 @@ export function renderReport(results: Results): string {
   lines.push(
     `Machine: ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}. Run took ${fixed(results.seconds, 0)} s${results.quick ? ' (quick plan: tiny state, not for conclusions)' : ''}.`,
     '',
+    environmentLine(results.exporterEnv),
+    '',
     `Large state: ${large.state.flowControlKeys} flow-control keys, ${large.state.urlGroups} URL groups (up to ${large.state.maxEndpoints} endpoints), ${large.state.databases.length} databases with ${large.state.pointsPerSeries} points per series: ${large.series} series, ${kb(large.textBytes)} of text (${kb(large.gzipBytes)} gzipped). First poll of every source done ${fixed(large.firstPollSeconds, 1)} s after the process started.`,
     '',
-    '### 1. Memory (exporter process holding the large state, as `node dist/main.js` runs: `npm start`, the bin and the image)',
+    '### 1. Memory (exporter process holding the large state, as `node dist/main.js` runs, in the environment above)',
     '',
     '| run | when | RSS | V8 heap used / total | of which young generation | external (buffers) | goal: RSS < 120 MB |',
     '|---|---|---|---|---|---|---|',
@@ -123,4 +125,15 @@ function eventWindowSection(figure: EventWindowFigure): string {
     `| ${figure.events} | ${figure.pages} | ${figure.counted} | ${mb(figure.rssBeforeBytes)} | ${mb(figure.rssAfterBytes)} | ${signed(growth)} | ${signed(figure.peakGrowthBytes)} | ${mark(growth < GOALS.eventWindowGrowthBytes)} |`,
     '',
   ].join('\n');
+}
+
+/**
+ * Which environment every exporter process of the run had: each figure of the report is under it, so
+ * that a run as the image runs the exporter is never read as one as `node dist/main.js` runs it.
+ */
+function environmentLine(env: Readonly<Record<string, string>>): string {
+  const pairs = Object.entries(env).map(([name, value]) => `\`${name}=${value}\``);
+  return pairs.length === 0
+    ? "Exporter environment: the bench's own, nothing added: as `node dist/main.js`, `npm start` and the bin run it (the image adds `MALLOC_ARENA_MAX` and `GLIBC_TUNABLES`: Dockerfile)."
+    : `Exporter environment: ${pairs.join(' ')} added to every exporter process of this run (\`BENCH_EXPORTER_ENV\`); every figure below is under it.`;
 }

@@ -77,6 +77,7 @@ describe('benchmark smoke run', () => {
     expect(flood.windows).toHaveLength(Math.ceil(QUICK_PLAN.flood.seconds / QUICK_PLAN.flood.windowSeconds));
     expect(flood.peakRssBytes).toBeGreaterThan(0);
     const report = renderReport(results);
+    expect(report).toContain("Exporter environment: the bench's own, nothing added");
     expect(report).toContain('### 5. Upstash cost');
     expect(report).toContain('### Account scale');
     expect(report).toContain('### 6. Flood');
