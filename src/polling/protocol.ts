@@ -58,8 +58,6 @@ export interface Carried {
 export interface WorkerInit {
   readonly config: WireConfig;
   readonly version: string;
-  /** The serving thread's log level (a reload's configuration sets both). */
-  readonly logLevel: string;
   /** Undefined for the first worker. */
   readonly carried: Carried | undefined;
 }

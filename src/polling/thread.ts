@@ -69,11 +69,6 @@ export class PollThread implements PolledSections, SectionsMoved {
   readonly #destination: DestinationStream;
   readonly #store: PollStore;
   #config: Config;
-  /**
-   * The level the worker logs at: the serving logger's at start, then the running configuration's (the
-   * serving logger takes it only as the reload applies, after a restarted worker has been spawned).
-   */
-  #logLevel: string;
   #worker: Worker | undefined;
   /** The worker published since it was started: it runs. */
   #live = false;
@@ -92,7 +87,6 @@ export class PollThread implements PolledSections, SectionsMoved {
 
   constructor(config: Config, options: PollThreadOptions) {
     this.#config = config;
-    this.#logLevel = options.logger.level;
     this.#options = options;
     this.#destination = logDestination(options.logger);
     this.#store = new PollStore({
@@ -128,17 +122,15 @@ export class PollThread implements PolledSections, SectionsMoved {
     if (worker === undefined) {
       // Down (waiting for its restart): the worker started next runs this configuration.
       this.#config = config;
-      this.#logLevel = config.logLevel;
       return this.#nextPublication(apply);
     }
     const id = this.#nextId++;
-    const previous = { config: this.#config, logLevel: this.#logLevel };
+    const previous = this.#config;
     this.#config = config;
-    this.#logLevel = config.logLevel;
     const reply = await this.#request<'reload'>(worker, { type: 'reload', id, config: toWire(config) });
     if (reply === undefined) return this.#nextPublication(apply);
     if (reply.type === 'reload-failed') {
-      if (this.#config === config) ({ config: this.#config, logLevel: this.#logLevel } = previous);
+      if (this.#config === config) this.#config = previous;
       throw new Error(reply.error);
     }
     apply();
@@ -203,7 +195,6 @@ export class PollThread implements PolledSections, SectionsMoved {
     const init: WorkerInit = {
       config: toWire(this.#config),
       version: this.#options.version,
-      logLevel: this.#logLevel,
       carried: this.#store.restarts > 0 ? this.#store.carried() : undefined,
     };
     const worker = new Worker(entry, {

@@ -25,9 +25,9 @@ if (port === null) throw new Error('the poll worker runs as a worker thread (see
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 const init = workerData as WorkerInit;
 const config = fromWire(init.config);
-// The same logger as the serving thread's, redaction included; the lines leave formatted.
+// The same logger as the serving thread's, redaction included, at the level of the configuration it
+// runs (the serving thread's is made from the same, and a reload sets both); the lines leave formatted.
 const logger = createLogger(config.logLevel, { write: (line: string) => post({ type: 'log', line }) });
-logger.level = init.logLevel;
 const polling = createPolling(config, {
   logger,
   version: init.version,

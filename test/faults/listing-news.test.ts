@@ -47,6 +47,7 @@ async function start(
     discover: true,
     intervalSeconds: 1,
     http: { timeoutMs: 5000, retries: 0 },
+    logLevel: 'warn',
   });
   const config = await edit({ ...base, qstash: [] }, sim);
   const logs: Record<string, unknown>[] = [];

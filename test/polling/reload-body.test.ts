@@ -28,7 +28,7 @@ it('a reload that drops a source and changes metrics.deny renders the data secti
     frozen: true,
   });
   stops.push(async () => sim.stop());
-  const config = testConfig(sim.url, { intervalSeconds: 60, databases: ['db-a'] });
+  const config = testConfig(sim.url, { intervalSeconds: 60, databases: ['db-a'], logLevel: 'warn' });
   const polling = new PollThread(config, {
     logger: createLogger('warn', { write: () => undefined }),
     version: 'test',

@@ -35,7 +35,7 @@ async function dyingExporter(death: string) {
     },
   });
   process.env.POLL_WORKER_DEATH = death;
-  const app = createApp(testConfig(sim.url, { intervalSeconds: 1, databases: ['db-a'] }), {
+  const app = createApp(testConfig(sim.url, { intervalSeconds: 1, databases: ['db-a'], logLevel: 'info' }), {
     logger,
     version: 'test',
     revision: 'unknown',

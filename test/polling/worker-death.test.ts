@@ -66,6 +66,7 @@ async function running(
     intervalSeconds: options.intervalSeconds ?? 1,
     databases: ['db-a'],
     webEnableLifecycle: true,
+    logLevel: 'info',
     ...(options.qstashSources !== undefined && { qstashSources: options.qstashSources }),
   });
   const app = createApp(config, {
