@@ -21,7 +21,7 @@ import {
   scanMetrics,
   scanSamples,
 } from './event-samples.js';
-import { counted as some, type SourceKind } from './source.js';
+import { counted, type SourceKind } from './source.js';
 
 const NAME = 'workflow_runs';
 
@@ -56,7 +56,7 @@ const OLDEST = gauge(
 );
 
 /** A finished run as the event rule counts it: keyed on completion, identified by ID and creation. */
-function counted(run: WorkflowRun & { readonly workflowRunCompletedAt: number }): CountedEvent {
+function countedRun(run: WorkflowRun & { readonly workflowRunCompletedAt: number }): CountedEvent {
   return {
     time: run.workflowRunCompletedAt,
     // As label keys: a long ID or URL is held as its head and hash (qstash-logs.ts says why).
@@ -139,7 +139,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
             if (run.workflowRunCompletedAt === undefined) read.rejected.add('workflowRunCompletedAt');
             return run.workflowRunCompletedAt !== undefined;
           });
-          return scan.read(finished.map(counted));
+          return scan.read(finished.map(countedRun));
         },
       );
       const result = scan.finish(paging.end === 'last_page');
@@ -147,7 +147,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
       truncated += result.truncated;
       said.add(state, result);
       if (state === 'RUN_FAILED' && result.counted > 0)
-        failed.push(sincePoll(`${some(result.counted, 'workflow run')} failed`, first));
+        failed.push(sincePoll(`${counted(result.counted, 'workflow run')} failed`, first));
       const outcome: [string, string][] = [['state', OUTCOME[state]]];
       samples.push(...counterSamples(FINISHED, account.name, ['workflow'], result.state.series, outcome));
       samples.push(
@@ -201,12 +201,12 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
         ...said.warnings(limits, 'window'),
         ...(listed.end === 'page_cap'
           ? [
-              `runs in progress: listing stopped at max_event_pages (${some(limits.maxEventPages, 'page')}): the counts are lower bounds`,
+              `runs in progress: listing stopped at max_event_pages (${counted(limits.maxEventPages, 'page')}): the counts are lower bounds`,
             ]
           : []),
         ...(left > 0
           ? [
-              `${some(left, 'workflow')} with runs in progress not exported: max_event_series (${some(limits.maxEventSeries, 'label set')}) reached`,
+              `${counted(left, 'workflow')} with runs in progress not exported: max_event_series (${counted(limits.maxEventSeries, 'label set')}) reached`,
             ]
           : []),
       ],
