@@ -11,7 +11,7 @@
 // test/e2e/serving-thread.test.ts), and production never loads src/demo/ (only the simulator calls
 // `simulator`). The poll worker loads every `kind` once as it starts (sources/kinds.ts), the simulator
 // every `simulator` (demo/routes.ts); the compiler checks that each row's kind carries the row's name
-// and API (sources/kinds.ts, EveryRowItsKind).
+// (sources/kinds.ts, EveryRowItsKind). A kind does not repeat its row's API: the row is where it is said.
 //
 // A row: `api`, whose credentials poll it (the config entries that list it); `schedule`, when it runs on
 // an own schedule of its API rather than every interval (the entry's `<schedule>_interval`, whose default

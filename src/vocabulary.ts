@@ -16,8 +16,6 @@ type Row = Sources[keyof Sources];
 export type SourceName<A extends Api = Api> = {
   [Name in keyof Sources]: Sources[Name]['api'] extends A ? Name : never;
 }[keyof Sources];
-/** The API whose credentials the source `Name` polls with. */
-export type ApiOf<Name extends SourceName> = Sources[Name]['api'];
 
 /** The sources of each API, in the registry's order (the exposition order). */
 export const SOURCE_NAMES: { readonly [A in Api]: readonly SourceName<A>[] } = {

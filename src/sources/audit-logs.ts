@@ -67,7 +67,6 @@ export function auditSamples(account: string, state: EventState, events: readonl
  */
 export const auditLogs: SourceKind<'audit_logs'> = {
   name: 'audit_logs',
-  api: 'management',
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, events: entry, signal, deadline }) {

@@ -157,7 +157,6 @@ export function databaseWarnings(polled: readonly Database[]): string[] {
 /** Management API listing of the account's Redis databases: names, plans, limits, and which to poll. */
 export const databases: SourceKind<'databases'> = {
   name: 'databases',
-  api: 'management',
   per: 'account',
   lists: 'database',
   metrics: [

@@ -172,10 +172,9 @@ function dlqPolling(list: DlqList): Pick<SourceKind, 'per' | 'metrics' | 'poll'>
 }
 
 /** QStash's dead-letter queue, read page by page: what failed, where it was going, since when. */
-export const dlq: SourceKind<'dlq'> = { name: 'dlq', api: 'qstash', ...dlqPolling('dlq') };
+export const dlq: SourceKind<'dlq'> = { name: 'dlq', ...dlqPolling('dlq') };
 /** Upstash Workflow's dead-letter queue (failed runs), read the same way. */
 export const workflowDlq: SourceKind<'workflow_dlq'> = {
   name: 'workflow_dlq',
-  api: 'qstash',
   ...dlqPolling('workflow_dlq'),
 };

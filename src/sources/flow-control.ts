@@ -86,7 +86,6 @@ export function flowControlSamples(
 /** QStash flow control: every key's wait list, once per account. */
 export const flowControl: SourceKind<'flow_control'> = {
   name: 'flow_control',
-  api: 'qstash',
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {

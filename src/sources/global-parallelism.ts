@@ -26,7 +26,6 @@ export function globalParallelismSamples(account: string, parallelism: GlobalPar
 /** QStash global parallelism: its maximum and the messages running now, once per account. */
 export const globalParallelism: SourceKind<'global_parallelism'> = {
   name: 'global_parallelism',
-  api: 'qstash',
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, signal, deadline }) {

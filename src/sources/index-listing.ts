@@ -130,7 +130,6 @@ function indexListing<const Name extends 'vector_indexes' | 'search_indexes'>(
   const metrics = LISTING_METRICS[product];
   return {
     name,
-    api: 'management',
     per: 'account',
     lists,
     metrics: [metrics.indexes, metrics.omitted, metrics.info, ...Object.values(metrics.limits)],

@@ -68,7 +68,6 @@ function indexStats<const Name extends 'vector_stats' | 'search_stats'>(
 ): SourceKind<Name> {
   return {
     name,
-    api: 'management',
     per,
     metrics: Object.values(STATS_METRICS[product]),
     async poll({ client, account, unit, signal, deadline }) {

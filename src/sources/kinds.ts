@@ -9,8 +9,8 @@ type KindOf<Name extends SourceName> = Awaited<ReturnType<Sources[Name]['kind']>
 
 /**
  * Type-checks only while the kind of every row of the registry (src/source-registry.ts) is a
- * SourceKind of that row's own name and API: a row that loaded another source's kind would poll one
- * source twice and another never.
+ * SourceKind of that row's own name: a row that loaded another source's kind would poll one source
+ * twice and another never. (Its API is the row's alone: the config lists the source under it.)
  */
 export type EveryRowItsKind = NeverOr<
   { [Name in SourceName]: KindOf<Name> extends SourceKind<Name> ? never : Name }[SourceName]

@@ -31,7 +31,6 @@ export function egressSamples(account: string, ranges: readonly string[]): Sampl
 /** QStash's outgoing IPv4 ranges, on `audit_interval` (contract 10.4), with the entry's credentials. */
 export const qstashEgressIps: SourceKind<'qstash_egress_ips'> = {
   name: 'qstash_egress_ips',
-  api: 'management',
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, signal, deadline }) {

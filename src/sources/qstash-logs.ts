@@ -59,7 +59,6 @@ export function countedLogEvent(event: LogEvent, state: LogState): CountedEvent 
  */
 export const qstashLogs: SourceKind<'qstash_logs'> = {
   name: NAME,
-  api: 'qstash',
   per: 'account',
   metrics: [ERRORS, FAILED, SCAN.complete, SCAN.unread, SCAN.watermark],
   async poll({ client, account, limits, signal, deadline, events }) {

@@ -113,7 +113,6 @@ export function qstashStatsSamples(
  */
 export const qstashStats: SourceKind<'qstash_stats'> = {
   name: 'qstash_stats',
-  api: 'management',
   per: 'qstash_instance',
   metrics: [...Object.values(METRICS), ...Object.values(STATE_METRICS)],
   async poll({ client, account, unit, signal, deadline }) {

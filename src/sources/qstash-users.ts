@@ -130,7 +130,6 @@ export function qstashUserSamples(account: string, instances: readonly QstashIns
  */
 export const qstashUsers: SourceKind<'qstash_users'> = {
   name: 'qstash_users',
-  api: 'management',
   per: 'account',
   lists: 'qstash_instance',
   metrics: [INFO, ...Object.values(LIMIT_METRICS), FEATURE],

@@ -49,7 +49,6 @@ export function queueSamples(account: string, queues: readonly Queue[], limit: n
 /** QStash queues: every queue's lag, parallelism and state, once per account. */
 export const queues: SourceKind<'queues'> = {
   name: 'queues',
-  api: 'qstash',
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {

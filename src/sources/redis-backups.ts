@@ -39,7 +39,6 @@ export function backupSamples(account: string, databaseId: string, backups: Back
 /** `GET /v2/redis/list-backup/{id}`: the backups of one polled database, on `backups_interval`. */
 export const redisBackups: SourceKind<'redis_backups'> = {
   name: 'redis_backups',
-  api: 'management',
   per: 'database',
   metrics: Object.values(METRICS),
   async poll({ client, account, unit, signal, deadline }) {

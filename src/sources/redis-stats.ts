@@ -185,7 +185,6 @@ export function redisStatsSamples(
 /** Management API stats of one Redis database: the latest point of each series, once per database. */
 export const redisStats: SourceKind<'redis_stats'> = {
   name: 'redis_stats',
-  api: 'management',
   per: 'database',
   metrics: [...Object.values(STATS_METRICS), COMMANDS, STATS_SAMPLE_TIMESTAMP],
   async poll({ client, account, unit, limits, signal, deadline }) {

@@ -97,7 +97,6 @@ export function scheduleWarnings(schedules: readonly Schedule[], limit: number):
 /** QStash schedules: counts, next and last runs, and last-run failures, once per account. */
 export const schedules: SourceKind<'schedules'> = {
   name: 'schedules',
-  api: 'qstash',
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {

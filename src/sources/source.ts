@@ -1,7 +1,7 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import type { Credentials, UpstashClient } from '../upstash/client.js';
 import type { EventEntry } from './event-store.js';
-import type { ApiOf, Limits, PerIdUnit, PollResult, SourceName, UnitKind } from '../vocabulary.js';
+import type { Limits, PerIdUnit, PollResult, SourceName, UnitKind } from '../vocabulary.js';
 
 /** An account as the sources see it: where its API is and who we are to it. */
 export interface SourceAccount {
@@ -65,8 +65,6 @@ export interface Listed {
 export interface SourceKind<Name extends SourceName = SourceName> {
   /** The `source` label, and the name under `sources:` in the config: its row in src/source-registry.ts. */
   readonly name: Name;
-  /** Whose credentials it polls with: the API whose config entries list it. */
-  readonly api: ApiOf<Name>;
   readonly per: UnitKind;
   /** For a listing: the unit kind whose IDs it discovers (its result's `discovered`). */
   readonly lists?: PerIdUnit;

@@ -49,7 +49,6 @@ export function teamSamples(account: string, team: Team, roles: readonly string[
  */
 export const teams: SourceKind<'teams'> = {
   name: 'teams',
-  api: 'management',
   per: 'account',
   metrics: [MEMBERS],
   async poll({ client, account, limits, signal, deadline }) {

@@ -57,7 +57,6 @@ export function urlGroupSamples(account: string, groups: readonly UrlGroup[], li
 /** QStash URL groups ("topics"): endpoints and times of every group, once per account. */
 export const urlGroups: SourceKind<'url_groups'> = {
   name: 'url_groups',
-  api: 'qstash',
   per: 'account',
   metrics: Object.values(METRICS),
   async poll({ client, account, limits, signal, deadline }) {

@@ -95,7 +95,6 @@ async function readRuns(read: Read, query: PagerTarget['query'], onRuns: (runs: 
  */
 export const workflowRuns: SourceKind<'workflow_runs'> = {
   name: NAME,
-  api: 'qstash',
   per: 'account',
   metrics: [FINISHED, DURATION, IN_PROGRESS, OLDEST, SCAN.complete, SCAN.unread, SCAN.watermark],
   async poll({ client, account, limits, signal, deadline, events }) {

@@ -10,6 +10,7 @@ import {
   type Simulator,
 } from '../../src/demo/simulator.js';
 import { pollWarnings } from '../../src/poller/warnings.js';
+import { SOURCES } from '../../src/source-registry.js';
 import { auditLogs } from '../../src/sources/audit-logs.js';
 import { EventStore, type EventEntry } from '../../src/sources/event-store.js';
 import { qstashEgressIps } from '../../src/sources/qstash-egress-ips.js';
@@ -57,7 +58,7 @@ async function setUp(): Promise<{ sim: Simulator; poll: Poll }> {
         name: 'eu',
         baseUrl: url,
         credentials:
-          source.api === 'qstash'
+          SOURCES[source.name].api === 'qstash'
             ? { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } }
             : { api: 'management', email: DEMO_EMAIL, apiKey: { reveal: () => DEMO_API_KEY } },
         workflowLookbackMs: DEFAULTS.workflowLookback.defaultMs,
