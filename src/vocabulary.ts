@@ -11,13 +11,13 @@ type Row = Sources[keyof Sources];
 
 /**
  * The sources of `api` (of either API by default): the names under `sources:` in the config and the
- * `source` label, one per row of the registry (src/source-registry.ts).
+ * `source` label, one per row of the table of sources (src/source-registry.ts).
  */
 export type SourceName<A extends Api = Api> = {
   [Name in keyof Sources]: Sources[Name]['api'] extends A ? Name : never;
 }[keyof Sources];
 
-/** The sources of each API, in the registry's order (the exposition order). */
+/** The sources of each API, in the order of the table of sources (the exposition order). */
 export const SOURCE_NAMES: { readonly [A in Api]: readonly SourceName<A>[] } = {
   qstash: namesOf('qstash'),
   management: namesOf('management'),
@@ -42,7 +42,7 @@ export type OwnSchedule<A extends Api = Api> = Extract<
 /** What an entry of `api` has for each of its own schedules (a `Schedule`, in the config). */
 export type PerOwnSchedule<A extends Api, T> = Readonly<Record<OwnSchedule<A>, T>>;
 
-/** The own schedules of `api`'s entries, in the order of the registry. */
+/** The own schedules of `api`'s entries, in the order of the table of sources. */
 export function ownSchedules<A extends Api>(api: A): OwnSchedule<A>[] {
   const names = SOURCE_NAMES[api].map(ownScheduleOf).filter((schedule) => schedule !== undefined);
   return [...new Set(names)] as OwnSchedule<A>[];
@@ -237,7 +237,7 @@ export const LIMITS = {
   maxDlqPages: { file: 'max_dlq_pages', default: 10, min: 1, max: 100 },
   /** Teams whose members `teams` reads per account (the first by name). */
   maxTeams: { file: 'max_teams', default: 50, min: 1, max: 1000 },
-  /** Pages read per poll of each (source, state) of an event source (contract 10.1). */
+  /** Pages read per poll of each (source, state) of an event source (docs/configuration.md, "The config file"). */
   maxEventPages: { file: 'max_event_pages', default: 10, min: 1, max: 100 },
   /** Label sets per metric and entry of an event source, the all-`other` set not included. */
   maxEventSeries: { file: 'max_event_series', default: 500, min: 1, max: 10_000 },

@@ -12,7 +12,7 @@ import {
   type QstashUsersOptions,
 } from './qstash-instances.js';
 import { Registry } from './registry.js';
-import { DEMO_TEAMS, type DemoTeam } from './teams.js';
+import { DEMO_TEAMS, type DemoTeam } from './team-roster.js';
 
 /**
  * One registry per listing of the simulated account, shared by the listing's endpoint and the per-ID

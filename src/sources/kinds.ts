@@ -1,39 +1,59 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import { SOURCES } from '../source-registry.js';
 import type { SourceName } from '../vocabulary.js';
+import { auditLogs } from './audit-logs.js';
+import { databases } from './databases.js';
+import { dlq, workflowDlq } from './dlq.js';
+import { flowControl } from './flow-control.js';
+import { globalParallelism } from './global-parallelism.js';
+import { searchIndexes, vectorIndexes } from './index-listing.js';
+import { searchStats, vectorStats } from './index-stats.js';
+import { qstashEgressIps } from './qstash-egress-ips.js';
+import { qstashLogs } from './qstash-logs.js';
+import { qstashStats } from './qstash-stats.js';
+import { qstashUsers } from './qstash-users.js';
+import { queues } from './queues.js';
+import { redisBackups } from './redis-backups.js';
+import { redisStats } from './redis-stats.js';
+import { schedules } from './schedules.js';
 import type { SourceKind } from './source.js';
+import { teams } from './teams.js';
+import { urlGroups } from './url-groups.js';
+import { workflowRuns } from './workflow-runs.js';
 
-type Sources = typeof SOURCES;
-/** What the row `Name` of the registry loads as its kind. */
-type KindOf<Name extends SourceName> = Awaited<ReturnType<Sources[Name]['kind']>>;
+/** The kind of every source, by name: a source without one, or with another's, does not compile. */
+const KINDS = {
+  flow_control: flowControl,
+  url_groups: urlGroups,
+  databases,
+  redis_stats: redisStats,
+  redis_backups: redisBackups,
+  queues,
+  schedules,
+  global_parallelism: globalParallelism,
+  qstash_users: qstashUsers,
+  qstash_stats: qstashStats,
+  vector_indexes: vectorIndexes,
+  vector_stats: vectorStats,
+  search_indexes: searchIndexes,
+  search_stats: searchStats,
+  dlq,
+  workflow_dlq: workflowDlq,
+  qstash_logs: qstashLogs,
+  workflow_runs: workflowRuns,
+  audit_logs: auditLogs,
+  teams,
+  qstash_egress_ips: qstashEgressIps,
+} as const satisfies { readonly [Name in SourceName]: SourceKind<Name> };
 
-/**
- * Type-checks only while the kind of every row of the registry (src/source-registry.ts) is a
- * SourceKind of that row's own name: a row that loaded another source's kind would poll one source
- * twice and another never. (Its API is the row's alone: the config lists the source under it.)
- */
-export type EveryRowItsKind = NeverOr<
-  { [Name in SourceName]: KindOf<Name> extends SourceKind<Name> ? never : Name }[SourceName]
->;
-type NeverOr<Wrong extends never> = Wrong;
-
-/**
- * Every kind of source, in the registry's order, which is the order their families are exposed.
- * The registry names each module without loading it (so that the serving thread, which reads its
- * names, loads no source); this is where the poll worker loads them, once, as it imports this module
- * (a top-level await: its first poll, and every synchronous reader below, come after). A source module
- * must therefore not import this one, nor units.ts: its import would wait for this await, which waits
- * for it.
- */
-export const SOURCE_KINDS: readonly SourceKind[] = await Promise.all(
-  (Object.keys(SOURCES) as SourceName[]).map((name) => SOURCES[name].kind()),
+/** Every kind of source, in the order of the table of sources, which is the order their families are exposed. */
+export const SOURCE_KINDS: readonly SourceKind[] = (Object.keys(SOURCES) as SourceName[]).map(
+  (name) => KINDS[name],
 );
 
 /** The kind of source called `name`. */
 export function sourceKind(name: SourceName): SourceKind {
-  const kind = SOURCE_KINDS.find((candidate) => candidate.name === name);
-  if (kind === undefined) throw new Error(`unknown source ${name}`);
-  return kind;
+  return KINDS[name];
 }
 
 /** Every data family of every source, in exposition order. */

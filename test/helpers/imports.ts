@@ -1,36 +1,57 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
-// The program's imports as Node loads them, read from the sources: an `import type` is erased, and a
-// dynamic import() loads only when it runs. For the tests that hold the layers to what they may load.
+// The program's imports as the TypeScript compiler parses them, for the tests that hold the layers to
+// what they may import (test/imports.test.ts) and load (test/polling/serving-modules.test.ts).
 
 export const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
 
-/** The files a module imports with import() (relative ones), loaded only when that code runs. */
-export function dynamicImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map(([, specifier]) =>
-    resolve(dirname(file), specifier!.replace(/\.js$/, '.ts')),
-  );
+/**
+ * How a module names another: `static`, loaded with it; `type`, erased (`import type`, `export type`,
+ * a type's `import('…')`); `dynamic`, an `import()` call, loaded only when that code runs.
+ */
+export type ImportKind = 'static' | 'type' | 'dynamic';
+
+/** One import of a module: a file (absolute, `.ts`) for a relative specifier, else the package's name. */
+export interface Import {
+  readonly target: string;
+  readonly relative: boolean;
+  readonly kind: ImportKind;
 }
 
-/** The static imports of a module: relative ones as files, packages by name. */
-export function imports(file: string): { files: string[]; packages: string[] } {
-  const text = readFileSync(file, 'utf8');
-  const files: string[] = [];
-  const packages: string[] = [];
-  for (const [, kind, specifier] of text.matchAll(
-    /^(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gms,
-  )) {
-    if (kind !== undefined || specifier === undefined) continue;
-    if (specifier.startsWith('.')) files.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
-    else packages.push(specifier);
-  }
-  return { files, packages };
+/** Every import of `file`, of every kind. */
+export function importsOf(file: string): Import[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: Import[] = [];
+  const add = (specifier: ts.Node | undefined, kind: ImportKind): void => {
+    if (specifier === undefined || !ts.isStringLiteralLike(specifier)) return;
+    const relative = specifier.text.startsWith('.');
+    const target = relative ? resolve(dirname(file), specifier.text.replace(/\.js$/, '.ts')) : specifier.text;
+    found.push({ target, relative, kind });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) {
+      add(
+        node.moduleSpecifier,
+        node.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword ? 'type' : 'static',
+      );
+    } else if (ts.isExportDeclaration(node)) {
+      add(node.moduleSpecifier, node.isTypeOnly ? 'type' : 'static');
+    } else if (ts.isImportTypeNode(node)) {
+      const argument = node.argument;
+      if (ts.isLiteralTypeNode(argument)) add(argument.literal, 'type');
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node.arguments[0], 'dynamic');
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
 }
 
-/** Every module and package loaded from `entries` (paths under src/), statically. */
+/** Every module and package loaded with `entries` (paths under src/): static imports, transitively. */
 export function loaded(entries: readonly string[]): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
@@ -38,9 +59,11 @@ export function loaded(entries: readonly string[]): { files: Set<string>; packag
   for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
     if (files.has(file)) continue;
     files.add(file);
-    const found = imports(file);
-    queue.push(...found.files);
-    for (const name of found.packages) packages.add(name);
+    for (const found of importsOf(file)) {
+      if (found.kind !== 'static') continue;
+      if (found.relative) queue.push(found.target);
+      else packages.add(found.target);
+    }
   }
   return { files, packages };
 }

@@ -1,16 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { dynamicImports, loaded, SRC, walk } from '../helpers/imports.js';
+import { importsOf, loaded, SRC } from '../helpers/imports.js';
 
 // Every module the serving thread loads is compiled and kept in its own V8 heap, beside the poll
 // worker's copy: the Upstash client (undici, its WebAssembly parser), every source and every response
 // schema cost the serving thread ~6-10 MB of heap pages for code it never runs (BENCHMARKS.md, "Issue
 // 27, third part"). So the serving thread learns the data section's families from the worker's first
-// publication (Publication.catalogue) instead of importing the sources. This walks the static imports
-// of the program's entries as Node loads them (an `import type` is erased; a dynamic import(), such
-// as the simulator's under --demo, loads only when it runs). The registry of sources, which the
-// serving thread reads for the names the config accepts, names every source and simulator module in
-// such imports: so this also checks that only the poll worker's and the simulator's modules call them.
+// publication (Publication.catalogue) instead of importing the sources, and reads only the table of
+// sources (source-registry.ts) for the names the config accepts. This walks the static imports of the
+// program's entries as Node loads them (an `import type` is erased; an import() loads when it runs).
 
 describe('the serving thread', () => {
   const { files, packages } = loaded(['main.ts', 'cli.ts']);
@@ -29,16 +26,12 @@ describe('the serving thread', () => {
     expect([...packages].filter((name) => name === 'undici')).toEqual([]);
   });
 
-  it('imports sources and the simulator only on demand, and only their own modules call for them', () => {
+  it('imports the simulator only on demand, for --demo, and no source at all', () => {
     const lazy = [...files].filter((file) =>
-      dynamicImports(file).some((target) => /^(sources|demo)\//.test(target.slice(SRC.length + 1))),
+      importsOf(file).some(
+        (found) => found.kind === 'dynamic' && /^(sources|demo)\//.test(found.target.slice(SRC.length + 1)),
+      ),
     );
-    // The simulator under --demo, and the registry's rows, whose loaders the serving thread never calls:
-    expect(lazy.map((file) => file.slice(SRC.length + 1)).sort()).toEqual(['cli.ts', 'source-registry.ts']);
-    const callers = walk(SRC).filter((file) => /\.(kind|simulator)\(\)/.test(readFileSync(file, 'utf8')));
-    expect(callers.map((file) => file.slice(SRC.length + 1)).sort()).toEqual([
-      'demo/routes.ts',
-      'sources/kinds.ts',
-    ]);
+    expect(lazy.map((file) => file.slice(SRC.length + 1))).toEqual(['cli.ts']);
   });
 });

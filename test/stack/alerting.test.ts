@@ -33,7 +33,7 @@ import {
   startSimulator,
 } from '../../src/demo/simulator.js';
 import type { ScheduleEntry, Simulator } from '../../src/demo/simulator.js';
-import { DEMO_TEAMS } from '../../src/demo/teams.js';
+import { DEMO_TEAMS } from '../../src/demo/team-roster.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ACCOUNT = 'stack';

@@ -1,0 +1,86 @@
+import { describe, expect, test } from 'vitest';
+import { importsOf, SRC, walk } from './helpers/imports.js';
+
+// Imports flow one way (docs/architecture.md, "Architecture"): no module reaches itself again through
+// its imports, whatever their kind: a type import or an import() is as much a dependency of its
+// design as a static one, and a circle through either is how a load-order hang begins.
+
+const FILES = walk(SRC);
+
+/** Each module of src/ and the modules of src/ it imports, of any kind. */
+const GRAPH = new Map(
+  FILES.map((file) => [
+    file,
+    [...new Set(importsOf(file).flatMap((found) => (found.relative ? [found.target] : [])))],
+  ]),
+);
+
+/** The circles of `graph`: each strongly connected component of more than one module, or a self-import. */
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's algorithm.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const connect = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        connect(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(file, Math.min(low.get(file)!, index.get(next)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) found.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) connect(file);
+  return found;
+}
+
+const relative = (file: string): string => file.slice(SRC.length + 1);
+
+describe('the imports of src/', () => {
+  test('the walk sees static, type and dynamic imports', () => {
+    const kinds = new Set(FILES.flatMap((file) => importsOf(file).map((found) => found.kind)));
+    expect([...kinds].sort()).toEqual(['dynamic', 'static', 'type']);
+  });
+
+  test('the cycle search finds a circle of any length', () => {
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', []],
+      ['e', ['e']],
+    ]);
+    expect(circles(graph)).toEqual([['a', 'b', 'c'], ['e']]);
+  });
+
+  test('form no circle, counting type imports and import()', () => {
+    expect(circles(GRAPH).map((component) => component.map(relative))).toEqual([]);
+  });
+
+  test('reach the simulator (src/demo/) only from the process entry, under --demo', () => {
+    // The simulator imports the table of sources; nothing of production imports it back, but cli.ts,
+    // which starts it for --demo (docs/architecture.md, "Architecture").
+    const importers = FILES.filter(
+      (file) =>
+        !relative(file).startsWith('demo/') &&
+        importsOf(file).some((found) => found.relative && relative(found.target).startsWith('demo/')),
+    );
+    expect(importers.map(relative)).toEqual(['cli.ts']);
+  });
+});
