@@ -3,7 +3,8 @@ import type { Api } from './upstash/client.js';
 // Which sources exist, as plain data at the bottom of the program: the config's source lists and own
 // schedules derive from it (vocabulary.ts), and the poll worker's kinds (sources/kinds.ts) and the
 // simulator's endpoints (demo/routes.ts) are static maps keyed by its names, so a name without a kind
-// or an endpoint does not compile (docs/architecture.md, "Adding a source").
+// or an endpoint does not compile (docs/architecture.md, "Adding a source / an event source / a
+// route / a limit / a flag").
 
 /** A source's row: the API whose credentials poll it, and its own schedule if it has one. */
 export interface SourceRow {

@@ -15,7 +15,7 @@ import { MAIN, startExporter, waitForStatus, writeConfig } from '../helpers/expo
 // test/polling/serving-modules.test.ts reads the serving thread's imports in the source; this watches
 // the built program run: every source polled, a scrape served and a reload applied, and still no
 // source, simulator or Upstash client compiled on the thread that serves HTTP (they cost its heap
-// 6-10 MB: BENCHMARKS.md, "Issue 27, third part"), though the registry it reads names them all.
+// 6-10 MB: BENCHMARKS.md, "Issue 27, third part"), though it reads the table of sources.
 const PRELOAD = fileURLToPath(new URL('../helpers/main-thread-scripts.mjs', import.meta.url));
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 
@@ -59,7 +59,7 @@ management:
     await sim.stop();
   });
 
-  it('compiled the server, the poll thread and the registry of sources', () => {
+  it('compiled the server, the poll thread and the table of sources', () => {
     // The watch itself works: what the serving thread must run is there, and the worker's own entry is not.
     const ours = scripts.filter((file) => file.startsWith(DIST)).map((file) => file.slice(DIST.length));
     expect(ours).toEqual(

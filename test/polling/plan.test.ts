@@ -9,7 +9,7 @@ import type { PollUnit } from '../../src/vocabulary.js';
 import { API_KEY, EMAIL, QSTASH_TOKEN, testConfig, type HarnessOptions } from '../faults/harness.js';
 
 // The poll plan's groups: an entry's interval, and a group of its own, `<entry key>/<schedule>`, for
-// each own schedule (the registry's `schedule`: dlq_interval, backups_interval) a source the entry polls runs on,
+// each own schedule (the table of sources' `schedule`: dlq_interval, backups_interval) a source the entry polls runs on,
 // which its discovered units join.
 
 const running: { sim: Simulator; plan: PollPlan }[] = [];
