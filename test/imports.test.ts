@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { importsOf, SRC, walk } from './helpers/imports.js';
+import { awaitsAtLoad, importsOf, SRC, walk } from './helpers/imports.js';
 
 // Imports flow one way (docs/architecture.md, "Architecture"): no module reaches itself again through
 // its imports, whatever their kind: a type import or an import() is as much a dependency of its
@@ -82,5 +83,17 @@ describe('the imports of src/', () => {
         importsOf(file).some((found) => found.relative && relative(found.target).startsWith('demo/')),
     );
     expect(importers.map(relative)).toEqual(['cli.ts']);
+  });
+
+  test('await at load time only in the entries, which nothing imports', () => {
+    // A module that awaits as it loads holds up every module that imports it: the tables are static.
+    const entries = ['main.ts', 'polling/worker.ts'];
+    const awaiting = FILES.filter(awaitsAtLoad).map(relative);
+    expect(awaiting.filter((file) => !entries.includes(file))).toEqual([]);
+    expect(
+      FILES.filter((file) =>
+        importsOf(file).some((found) => entries.map((entry) => join(SRC, entry)).includes(found.target)),
+      ),
+    ).toEqual([]);
   });
 });

@@ -51,6 +51,18 @@ export function importsOf(file: string): Import[] {
   return found;
 }
 
+/** Whether `file` awaits at its top level (outside every function), holding up whoever imports it. */
+export function awaitsAtLoad(file: string): boolean {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const visit = (node: ts.Node): boolean => {
+    if (ts.isFunctionLike(node)) return false;
+    if (ts.isAwaitExpression(node)) return true;
+    if (ts.isForOfStatement(node) && node.awaitModifier !== undefined) return true;
+    return ts.forEachChild(node, visit) ?? false;
+  };
+  return visit(source);
+}
+
 /** Every module and package loaded with `entries` (paths under src/): static imports, transitively. */
 export function loaded(entries: readonly string[]): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
