@@ -2,7 +2,7 @@
 // and the old one to several times what stays live, and neither shrinks back. For a daemon that
 // idles between polls, memory matters more: with these flags the benchmark's large state rests at
 // ~110 MB resident instead of ~170 MB under V8's own sizing, for more CPU in garbage collection
-// (BENCHMARKS.md, README "Memory"). main.ts sets them before the program's modules load (and the poll
+// (docs/architecture.md, Heap settings). main.ts sets them before the program's modules load (and the poll
 // worker again, as creating its thread resets one of them: polling/worker.ts), so that
 // `npm start`, the bin and the image all run with them.
 //
