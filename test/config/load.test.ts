@@ -79,7 +79,7 @@ const ALL_MANAGEMENT_SOURCES = [
   'teams',
   'qstash_egress_ips',
 ];
-/** A QStash entry's sources by default: all of section 6 and the two DLQs, in this order. */
+/** A QStash entry's sources by default, in this order (docs/configuration.md, What each source costs). */
 const ALL_QSTASH_SOURCES = [
   'flow_control',
   'url_groups',

@@ -199,7 +199,7 @@ describe('Vector and Search indexes', () => {
     expect((await h.get('/')).body).not.toContain(token);
   });
 
-  test('a stats field of the wrong type is skipped alone and counted (6.3)', async () => {
+  test('a stats field of the wrong type is skipped alone and counted', async () => {
     const h = await harness();
     h.sim.setIndexes('vector', [DOCS]);
     h.sim.setFault('vector_stats', {

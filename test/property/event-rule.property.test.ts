@@ -111,7 +111,7 @@ function run(mode: Mode, actions: readonly Action[], pageSize: number): void {
   }
 }
 
-describe('the event rule (10.1)', () => {
+describe('the event rule', () => {
   test('ordered pages (QStash logs): each event once, or in a span reported unread', () => {
     fc.assert(
       fc.property(fc.array(action, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), (actions, size) =>

@@ -87,7 +87,7 @@ describe('parseDatabases', () => {
         db_memory_threshold: 3221225472,
         budget: 360,
       },
-      // Section 9.1: booleans and "true"/"false" strings alike.
+      // Booleans and "true"/"false" strings alike.
       features: {
         tls: true,
         eviction: false,
