@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `npm test` on a busy machine, as issue 33 asks it to pass: RUNS times in a row (default 3), each from a
-# fresh clone of HEAD (`npm ci`, then `npm test`), beside two CPU-bound processes that run the whole
-# time. Prints one line per run and exits non-zero if any run failed. Not part of CI: it takes RUNS
-# times the suite's duration on a loaded machine (about 7 minutes a run on 2 cores).
+# `npm test` on a busy machine, as it must pass (docs/architecture.md, Development): RUNS times in a row
+# (default 3), each from a fresh clone of HEAD (`npm ci`, then `npm test`), beside two CPU-bound processes
+# that run the whole time. Prints one line per run and exits non-zero if any run failed. Not part of CI: it
+# takes RUNS times the suite's duration on a loaded machine (about 7 minutes a run on 2 cores).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -24,10 +24,9 @@ trap 'kill -- -"$pid" 2>/dev/null || true; rm -f "$out"' EXIT
 
 wait_ready "http://127.0.0.1:$port" "$out"
 
-# The names of CONTRACT-v0.4.md (section 10) delivered so far; each issue that lands part of it adds its
-# own. Issue 30: qstash_logs and workflow_runs (10.2, 10.3; the histogram by its series). Their counters
-# start at the exporter's start (10.1): the simulator's opening events (src/demo/opening.ts) are dated at
-# the exporter's first read, so its first poll counts them and they are there once it is ready.
+# The event sources' names (docs/metrics.md, Delivery errors and workflow runs; the histogram by its
+# series). Their counters start at the exporter's start: the simulator's opening events (src/demo/opening.ts)
+# are dated at the exporter's first read, so its first poll counts them and they are there once it is ready.
 v04_delivered=(
   upstash_qstash_delivery_errors_total upstash_qstash_deliveries_failed_total
   upstash_qstash_logs_scan_complete upstash_qstash_logs_unread_seconds_total
@@ -38,7 +37,7 @@ v04_delivered=(
   upstash_workflow_runs_scan_complete upstash_workflow_runs_unread_seconds_total
   upstash_workflow_runs_watermark_timestamp_seconds
 )
-# Issue 31: the account's safety (10.4). The audit counter also starts at the start: the opening's audit
+# docs/metrics.md, The account's safety. The audit counter also starts at the start: the opening's audit
 # event is counted by the first poll too.
 v04_delivered+=(
   upstash_audit_events_total upstash_audit_last_event_timestamp_seconds upstash_audit_log_scan_complete
@@ -61,8 +60,8 @@ if [ -n "$findings" ]; then
 fi
 log "promtool check metrics: no findings ($(printf '%s\n' "$body" | grep -vc '^#') samples)"
 
-# The names of CONTRACT-v0.3.md (section 9) delivered so far; each issue that lands part of it adds its
-# own. Issue 21: the Redis settings of the listing, backups, and the Vector and Search indexes.
+# The Redis settings of the listing, backups, and the Vector and Search indexes (docs/metrics.md, Redis
+# settings and backups, and Vector and Search indexes).
 v03_delivered=(
   upstash_redis_feature_enabled upstash_redis_replicas upstash_redis_read_regions
   upstash_redis_backups upstash_redis_backup_last_completed_timestamp_seconds
@@ -82,8 +81,8 @@ missing=()
 for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT.md | tr -d '`' | sort -u) "${v03_delivered[@]}"; do
   grep -q "^$name[{ ]" <<<"$body" || missing+=("$name")
 done
-# And the part of v0.3 (CONTRACT-v0.3.md, section 9) that has landed: its QStash names (9.1's
-# qstash_stats and qstash_users figures, 9.3's DLQs), the DLQ families it writes with `…`, by name.
+# And the QStash names of CONTRACT-v0.3.md (qstash_stats and qstash_users figures, the DLQs), the DLQ
+# families it writes with `…`, by name.
 v03_qstash=$(grep -o '`upstash_qstash_[a-z0-9_]*`' ../shared/CONTRACT-v0.3.md | tr -d '`' | sort -u)
 v03_dlq="upstash_qstash_dlq_scanned_messages upstash_qstash_dlq_scan_complete
   upstash_qstash_dlq_oldest_message_timestamp_seconds upstash_qstash_dlq_messages_by_queue

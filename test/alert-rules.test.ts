@@ -24,7 +24,7 @@ const troubleshooting = readFileSync(new URL('docs/troubleshooting.md', root), '
 /**
  * How each ID label is said by name: the label that names it, and the series that carry that label
  * (the listing's info series, or the name table of alerts.yml that falls back to the ID). `index_id`
- * is the Vector and Search indexes' (CONTRACT-v0.3).
+ * is the Vector and Search indexes' (docs/metrics.md, Vector and Search indexes).
  */
 const NAMES: Record<string, { label: string; from: string[] }> = {
   database_id: {

@@ -127,7 +127,7 @@ describe('grafana/dashboards/upstash.json', () => {
     expect(rows[7]?.repeat).toBe('database_id');
   });
 
-  it('shows the backups and settings of the databases (contract 9.1 and 9.3)', () => {
+  it('shows the backups and settings of the databases', () => {
     const exprs = allPanels(dashboard.panels).flatMap((p) => (p.targets ?? []).map((t) => t.expr ?? ''));
     for (const name of [
       'upstash_redis_backups',

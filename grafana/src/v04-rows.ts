@@ -1,4 +1,4 @@
-// The rows of contract 10.5: where deliveries fail and the workflows (after the 'QStash delivery' row of
+// Where deliveries fail and the workflows (after the 'QStash delivery' row of
 // upstash.ts), and the account's safety (at its end).
 import type { Row } from './panels.js';
 import { bars, featureMatrix, graph, q, stats } from './panels.js';

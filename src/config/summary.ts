@@ -85,8 +85,8 @@ function ownScheduleSummary<A extends Api>(
 }
 
 /**
- * What one poll of an account-safety source costs in requests (contract 10.5): the cost the user
- * weighs `audit_interval` against.
+ * What one poll of an account-safety source costs in requests (docs/configuration.md, What each source
+ * costs): the cost the user weighs `audit_interval` against.
  */
 const REQUEST_COST: Partial<Record<SourceName, (limits: Limits) => string>> = {
   audit_logs: () => '1 request',

@@ -37,7 +37,10 @@ export interface QstashAccount {
    * `events_interval`: `qstash_logs`, `workflow_runs`).
    */
   readonly ownSchedules: PerOwnSchedule<'qstash', Schedule>;
-  /** How far before W finished workflow runs are asked for (`workflow_lookback`, ms; contract 10.3). */
+  /**
+   * How far before W finished workflow runs are asked for (`workflow_lookback`, ms; docs/configuration.md,
+   * Rules of the file).
+   */
   readonly workflowLookbackMs: number;
 }
 
@@ -112,12 +115,12 @@ export const DEFAULTS = {
   managementInterval: '60s',
   /**
    * Each own schedule's interval (`<name>_interval`): backups change daily at most; paging a DLQ
-   * costs up to max_dlq_pages requests (CONTRACT-v0.3 9.2); the event sources one per state and page
-   * (CONTRACT-v0.4 10.2, 10.3); the audit log, teams and QStash's egress addresses change rarely, and
-   * the audit log is one large body (CONTRACT-v0.4 10.4).
+   * costs up to max_dlq_pages requests; the event sources one per state and page; the audit log, teams
+   * and QStash's egress addresses change rarely, and the audit log is one large body
+   * (docs/configuration.md, What each source costs).
    */
   ownIntervals: { backups: '1h', dlq: '5m', events: '1m', audit: '5m' } satisfies Record<OwnSchedule, string>,
-  /** A qstash entry's `workflow_lookback` (10.3), and its bounds in ms. */
+  /** A qstash entry's `workflow_lookback`, and its bounds in ms. */
   workflowLookback: { defaultMs: 3_600_000, minMs: 60_000, maxMs: 7 * 86_400_000 },
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
   limits: Object.fromEntries(Object.entries(LIMITS).map(([name, limit]) => [name, limit.default])) as Limits,

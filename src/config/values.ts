@@ -29,7 +29,8 @@ export function isNumeric(schema: z.ZodType): boolean {
 
 /**
  * The most processes a configuration can be sharded across: units are shared out by a 32-bit hash
- * (contract section 7), so beyond 2^32 shards some could never own one. Also a safe integer.
+ * (docs/sharding.md, How units are shared out), so beyond 2^32 shards some could never own one. Also a safe
+ * integer.
  */
 export const MAX_TOTAL_SHARDS = 2 ** 32;
 /** Why a larger total is refused, for the flag and the file alike. */
@@ -130,7 +131,7 @@ export const timeoutMs = parsedText(TIMEOUT_EXPECTED, (text) => {
 
 const { minMs: MIN_LOOKBACK_MS, maxMs: MAX_LOOKBACK_MS } = DEFAULTS.workflowLookback;
 const LOOKBACK_EXPECTED = 'must be a duration like 30m, 1h or 7d';
-/** `workflow_lookback` (10.3): a duration from 1m to 7d; days are allowed here (`7d`). */
+/** `workflow_lookback`: a duration from 1m to 7d; days are allowed here (`7d`). */
 export const lookbackMs = parsedText(LOOKBACK_EXPECTED, (text) => {
   const days = /^([1-9][0-9]*)d$/.exec(text);
   const ms = days === null ? parseDuration(text) : Number(days[1]) * 86_400_000;

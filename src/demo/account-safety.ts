@@ -1,7 +1,7 @@
 // The personal data the simulated account-safety endpoints serve (audit events, team members): every
 // value here must never reach /metrics, a log line, the landing page or --check-config, and the
-// tests scan for each (test/faults/personal-data.test.ts). Kept apart from every name the exporter
-// does export (database names, team names, the egress ranges), so that a scan finding one is a leak.
+// tests scan for each (test/faults/account-safety.test.ts, "personal data"). Kept apart from every name the
+// exporter does export (database names, team names, the egress ranges), so that a scan finding one is a leak.
 
 /** Who acts in the demo's audit log (`actor`) and owns the account (`customer_id`). */
 export const DEMO_AUDIT_ACTORS = ['ada.lovelace@people.example', 'grace.hopper@people.example'] as const;

@@ -5,10 +5,11 @@
  * one audit event.
  *
  * Why at the first read, not at the simulator's start: an exporter counts the events from the moment
- * it began polling on (contract 10.1's watermark), and `--demo` starts the simulator first. An event
- * dated at the first read is newer than that moment, and not newer than the read that serves it, so
- * the exporter's first poll counts it: every event counter is on /metrics from the first poll of a
- * fresh demo. A frozen simulator has no opening (time stands still: nothing happens after start-up).
+ * it began polling on (its watermark: docs/metrics.md, Delivery errors and workflow runs), and `--demo`
+ * starts the simulator first. An event dated at the first read is newer than that moment, and not newer than
+ * the read that serves it, so the exporter's first poll counts it: every event counter is on /metrics from
+ * the first poll of a fresh demo. A frozen simulator has no opening (time stands still: nothing happens after
+ * start-up).
  */
 export class Opening {
   readonly #now: () => number;

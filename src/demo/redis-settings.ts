@@ -37,7 +37,10 @@ const NO_ADDONS = {
   encryptionAtRest: false,
 };
 
-/** The network restriction each default database has (contract 10.4): one each, so none alerts. */
+/**
+ * The network restriction each default database has: one each, so none alerts
+ * (docs/troubleshooting.md, UpstashRedisNoNetworkRestriction).
+ */
 const RESTRICTED: Readonly<Record<string, Partial<DemoRedisSettings['securityAddons']>>> = {
   'db-demo-cache': { ipWhitelisting: true, tlsMutualAuth: true, encryptionAtRest: true },
   'db-demo-sessions': { vpcPeering: true },

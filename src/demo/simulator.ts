@@ -157,7 +157,7 @@ export interface Simulator {
   setQstashLogs(events: readonly Record<string, unknown>[] | null): void;
   /** Serve these workflow runs on both paths instead of generated ones; `null` restores. */
   setWorkflowRuns(runs: readonly DemoRun[] | null): void;
-  /** Which time `fromDate` filters workflow runs on (10.3: undocumented, so both are simulated). */
+  /** Which time `fromDate` filters workflow runs on (undocumented, so both are simulated). */
   setWorkflowFromDate(reading: FromDateReading): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;

@@ -5,7 +5,8 @@ export interface DataMetric {
   /** Divisor from the upstream unit to the Prometheus base unit (ms → s is 1000). */
   readonly divisor: number;
   /**
-   * `gauge` unless said; `counter` and `histogram` for what the event sources count (contract 10.1),
+   * `gauge` unless said; `counter` and `histogram` for what the event sources count (docs/metrics.md,
+   * Delivery errors and workflow runs),
    * whose samples name their `_bucket`, `_sum` and `_count` series by {@link Sample.suffix}.
    */
   readonly type?: 'gauge' | 'counter' | 'histogram';

@@ -7,10 +7,11 @@ export const STALE_AFTER_INTERVALS = 3;
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /**
- * Drops the unit's series when no success comes within the staleness window. Section 3 drops values
- * after failures: while a poll of the unit is in flight, which may still succeed (a DLQ pages for up
- * to a minute whatever its interval), the drop waits for that poll's end ({@link settleStaleness}).
- * Every poll ends: its pages stop at their deadline and each request at `http.timeout`.
+ * Drops the unit's series when no success comes within the staleness window. Values go after failures
+ * (docs/operations.md, Behaviour): while a poll of the unit is in flight, which may still succeed (a DLQ
+ * pages for up to a minute whatever its interval), the drop waits for that poll's end
+ * ({@link settleStaleness}). Every poll ends: its pages stop at their deadline and each request at
+ * `http.timeout`.
  */
 export function armStaleness(state: UnitState, env: PollerEnv): void {
   clearTimeout(state.staleTimer);

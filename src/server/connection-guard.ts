@@ -65,23 +65,12 @@ const THROTTLE_MS = 10_000;
 const SHED_ON_EMFILE = 16;
 
 /**
- * Keeps hostile or broken clients from exhausting the server's memory and descriptors:
- *
- * - at most `maxConnections` are open. A new one beyond that closes the least recently active idle
- *   connection (idle: no request waiting for its answer; active: a request started or an answer
- *   finished), so idle or slowloris connections cannot lock scrapers out: Node's own `maxConnections`
- *   refuses the newcomer instead, which is the scraper. Node's limit stays as a backstop a quarter
- *   higher, for bursts accepted faster than closed sockets are released;
- * - a connection with more than `maxPipelined` requests waiting is closed: a client that pipelines
- *   without reading would otherwise have an answer (a response object and a /metrics body) queued for
- *   every request. As no answer is written to the socket before the one ahead of it is in the kernel,
- *   this also bounds what its write buffer holds. Each read is screened before Node's parser sees it
- *   ({@link ConnectionGuard.screen}): a read whose request heads would take the connection over the
- *   limit is dropped with the connection, so that a flood of pipelined requests costs no request
- *   objects beyond the limit (counting as they are parsed, in {@link ConnectionGuard.admit}, stays as
- *   the rule of record);
- * - accept errors (EMFILE when the descriptors run out anyway) close a few idle connections to make
- *   room, and are logged, like every condition above, at most once per 10 s with a count.
+ * Keeps hostile or broken clients from exhausting memory and descriptors (docs/security.md, Resource
+ * bounds). A newcomer beyond `maxConnections` closes the least recently active idle connection instead
+ * of being refused as by Node's own limit (kept a quarter higher as a backstop), so that idle or
+ * slowloris connections cannot lock a scraper out. Reads are screened before Node's parser
+ * ({@link ConnectionGuard.screen}), so a pipelining flood costs no request objects beyond `maxPipelined`;
+ * {@link ConnectionGuard.admit} stays the rule of record.
  */
 export class ConnectionGuard {
   readonly #limits: ConnectionLimits;

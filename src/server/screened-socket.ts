@@ -39,21 +39,13 @@ export class HeadCounter {
 }
 
 /**
- * A connection's socket as our HTTP server's parser reads it: each read is screened before the parser
- * sees it, and dropped with its connection when it holds more request heads than the connection may
- * have waiting for answers.
- *
- * Node's parser reads a `net.Socket` (or a TLS socket) straight from C++ and turns a whole read (up to
- * 64 KiB, ~1,500 pipelined `GET /metrics`) into request objects before any code of ours runs: a flood
- * of 200 such connections took the serving thread 6 s to get through, 6 s in which a scraper on a
- * fresh connection was not answered (BENCHMARKS.md, "The flood"). Any other Duplex it reads from its
- * 'data' events, one chunk at a time, so this stream stands between the two. It holds at most one read
- * that the parser has not taken yet (a read high-water mark of 0, and the socket paused while one
- * waits), so that the requests counted waiting when a read is screened are still all there are when
- * it is parsed: the screen is exact, not a guess ahead of a queue.
- *
- * Writes go straight through to the socket, each completing when the socket's does, so that "an
- * answer handed to the kernel" means the same as on the socket itself.
+ * A connection's socket as our HTTP server's parser reads it: each read is screened first, and dropped
+ * with its connection when it holds more request heads than may wait for answers (docs/security.md,
+ * Resource bounds). Node's parser turns a whole read of a `net.Socket` (up to ~1,500 pipelined
+ * requests) into request objects before our code runs, but reads any other Duplex chunk by chunk from
+ * its 'data' events; a flood once kept fresh scrapes waiting for seconds (BENCHMARKS.md, "The flood").
+ * At most one unparsed read is held (high-water mark 0, the socket paused meanwhile), so the count a
+ * read is screened against is exact. Writes go straight through, completing when the socket's do.
  */
 export class ScreenedSocket extends Duplex {
   readonly #socket: Socket;

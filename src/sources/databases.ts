@@ -25,7 +25,7 @@ const METRICS = {
   ),
 };
 
-/** The `feature` label of each on/off setting of the listing (section 9.1). */
+/** The `feature` label of each on/off setting (docs/metrics.md, Redis settings and backups). */
 const FEATURE_NAMES: Record<DatabaseFeatureField, string> = {
   tls: 'tls',
   eviction: 'eviction',

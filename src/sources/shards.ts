@@ -1,6 +1,6 @@
 import type { Sharding } from '../vocabulary.js';
 
-/** FNV-1a, 32-bit, of the UTF-8 bytes of `text`: the shard hash of the contract (section 7). */
+/** FNV-1a 32-bit of `text`'s UTF-8 bytes: the shard hash (docs/sharding.md, How units are shared out). */
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
   for (const byte of Buffer.from(text, 'utf8')) {

@@ -38,7 +38,7 @@ export interface PollRequest {
   readonly signal: AbortSignal;
   /** Unix ms by which the poll should be over: the unit's next tick. */
   readonly deadline: number;
-  /** The entry's event state (watermarks, counters, paths), kept across polls and reloads (10.1). */
+  /** The entry's event state (watermarks, counters, paths), kept across polls and reloads. */
   readonly events: EventEntry;
 }
 

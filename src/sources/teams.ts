@@ -44,8 +44,8 @@ export function teamSamples(account: string, team: Team, roles: readonly string[
 }
 
 /**
- * The account's teams and their members by role, on `audit_interval` (contract 10.4): the listing,
- * then one request per team, at most `limits.max_teams`. Member e-mails are dropped at parsing.
+ * The account's teams and their members by role, on `audit_interval` (docs/metrics.md, The account's safety):
+ * the listing, then one request per team, at most `limits.max_teams`. Member e-mails are dropped at parsing.
  */
 export const teams: SourceKind<'teams'> = {
   name: 'teams',

@@ -20,7 +20,8 @@ export interface AuditEvent {
 // `source` the name of the API key used. The schema names only the four fields read; zod drops every
 // other key at parsing, and `source` is cut to its kind here, so none of that ever reaches an object
 // of ours, a log line or an error (whose messages quote no value). The time and the identity are
-// what 10.1's rule counts by: missing or of the wrong type, the whole body is invalid.
+// what the event rule counts by (docs/metrics.md, The account's safety): missing or of the wrong
+// type, the whole body is invalid.
 export const auditEvent = z.object({
   log_id: z.string().min(1),
   timestamp: number,

@@ -1,6 +1,6 @@
 import { excerpt } from './excerpt.js';
 
-/** Why a call to Upstash failed, as the contract names it. */
+/** Why a call to Upstash failed: the `reason` label (docs/metrics.md, The exporter itself). */
 export const UPSTASH_FAILURE_REASONS = [
   'unauthorized',
   'not_found',

@@ -11,8 +11,9 @@ import {
 } from './pager.js';
 
 /**
- * An event list of contract 10.1 at its two paths: the one Upstash documents, and the one its own
- * SDKs call (same parameters, same body), used for an entry once the documented one answered 404.
+ * An event list at its two paths: the one Upstash documents, and the one its own SDKs call (same
+ * parameters, same body), used for an entry once the documented one answered 404 (docs/metrics.md,
+ * Delivery errors and workflow runs).
  */
 export interface EventList<S extends z.ZodType<object>, T> {
   readonly documented: PagedList<S, T>;

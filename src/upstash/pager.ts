@@ -4,7 +4,7 @@ import { requestName, UpstashError } from './errors.js';
 import { describeIssues, parseListing, responseFailure, type EntryReader } from './schema.js';
 import type { Tolerated } from './tolerance.js';
 
-// The one pager of every paged source (the DLQs of contract 9.2, the event sources of 10.1): one
+// The one pager of every paged source (docs/metrics.md, QStash dead-letter queues; the event sources): one
 // request per page, `count` asked for, the next page by the `cursor` the page before gave back. Each
 // rule that keeps a page from breaking the exporter lives here once: a page holds at most the entries
 // asked for, a cursor is short and never repeats, the reading stops at a page cap and a time, and a

@@ -23,7 +23,7 @@ export interface LogEvent {
 /** Events Upstash returns per page at most (`count=100`). */
 export const LOG_PAGE_SIZE = 100;
 
-/** The states counted (10.2), as they are sent upstream. */
+/** The states counted, as they are sent upstream. */
 export const LOG_STATES = ['ERROR', 'FAILED'] as const;
 export type LogState = (typeof LOG_STATES)[number];
 

@@ -130,19 +130,19 @@ export interface ListingShape<S extends z.ZodType<object>, T> {
   readonly list?: (json: unknown, fail: (problem: string) => Error) => { list: unknown[]; at: string };
   /**
    * The same entry read by hand ({@link EntryReader}), for lists read by the thousand; `entry` and
-   * `toEntry` stay the contract and say why an entry is refused. Not with `keyField`.
+   * `toEntry` stay the rule of record and say why an entry is refused. Not with `keyField`.
    */
   readonly read?: EntryReader<T> | undefined;
 }
 
 /**
- * One entry read without zod, for the event pages (issue 30: a poll may read 10,000 events, and zod's
- * result objects, the copy `tolerated` makes and `new URL` per event cost several times `JSON.parse`
- * of the page). It must answer exactly what the listing's `toEntry(tolerated(entry))` would, adding
- * the same names to `rejected` (tolerance.ts's field readers), and undefined for an entry the schema
- * would refuse: the schema then runs on that one entry and says why, in the words every other body
- * uses. So a reader can be stricter than its schema (it costs speed, never a verdict), never looser,
- * and a property test holds each reader to its schema on generated entries.
+ * One entry read without zod, for the event pages: a poll may read 10,000 events, and zod's result
+ * objects, the copy `tolerated` makes and `new URL` per event cost several times `JSON.parse` of the
+ * page (BENCHMARKS.md, "The event window, read by hand"). It must answer exactly what the listing's
+ * `toEntry(tolerated(entry))` would, adding the same names to `rejected` (tolerance.ts's field readers), and
+ * undefined for an entry the schema would refuse: the schema then runs on that one entry and says why, in the
+ * words every other body uses. So a reader can be stricter than its schema (it costs speed, never a verdict),
+ * never looser, and a property test holds each reader to its schema on generated entries.
  */
 export type EntryReader<T> = (raw: unknown, rejected: Set<string>) => T | undefined;
 

@@ -2,8 +2,8 @@ import { InvalidResponseError } from './errors.js';
 import { parseGoTime, parseGoTimeNs } from './go-time.js';
 import { isNumber } from './tolerance.js';
 
-// The rules of a stats body (contract sections 3 and 6.3), kept here once for every stats parser
-// (Redis, QStash, and the Vector and Search stats whose latencies are series of the same shape).
+// The rules of a stats body (docs/metrics.md, Redis database statistics), kept here once for every stats
+// parser (Redis, QStash, and the Vector and Search stats whose latencies are series of the same shape).
 
 /** Points dated further than this after our clock are skipped: Upstash pads daily arrays with the month. */
 export const FUTURE_HORIZON_MS = 5 * 60_000;

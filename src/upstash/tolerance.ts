@@ -1,19 +1,15 @@
 import { z } from 'zod';
 
-// One tolerance rule per kind of field (contract 6.3), for every body:
+// One tolerance rule per kind of field, for every body (docs/metrics.md, Redis database statistics):
 // - a key field (the name or ID a listing's series hang on) is all-or-nothing: a listing with one bad
 //   key is invalid_response;
 // - any other field that is missing or null is absent; one of the wrong type is absent too, and named
 //   as rejected (counted in upstash_exporter_fields_rejected_total), the rest of its entry kept.
 
 /**
- * Whether `value` is a number field's value: a finite double. JSON.parse reads a number beyond the
- * double range (`1e400`) as Infinity; no figure of Upstash's can be that (its API is written in Go,
- * whose JSON encoder cannot write such a number nor its decoder read one into a float64), and an
- * Infinity would reach dashboards as `+Inf`, turning sums into +Inf and ratios against it into NaN.
- * So it is a value of the wrong type, rejected like a string would be. Numbers beyond 2^53 but within
- * range (Upstash's 8024278031528736858 for "no limit") are finite, and kept as the float they parse
- * to. zod's `z.number()` draws the same line (it refuses Infinity and NaN).
+ * Whether `value` is a number field's value: a finite double, as zod's `z.number()` has it. JSON.parse
+ * reads `1e400` as Infinity, which Upstash's Go API cannot send and which would turn sums into +Inf, so
+ * it is a wrong type (docs/metrics.md, Redis database statistics); beyond 2^53 is finite, and kept.
  */
 export function isNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);

@@ -1,13 +1,8 @@
-// A URL's origin, as `new URL(text).origin` gives it, for the QStash log events' destinations: a
-// window of 10,000 events holds a few dozen destinations, and `new URL` per event was an eighth of
-// the cost of reading it (issue 30). The origin of an http(s) URL depends only on its
-// `scheme://authority` head: the path, query and fragment after it can neither change the origin nor
-// make the URL invalid (the WHATWG parser percent-encodes what it does not accept there, and fails
-// only in the scheme, the authority and the port). So the origin is cached by that head, and only
-// for heads the parser takes as they are: no user info (`@`: where a password goes, and a cache must
-// never hold one), no `%` (decoded in hosts), no whitespace or control characters (stripped or
-// refused), no backslash (a slash for http(s)), nothing but the plain lower-case `http://` and
-// `https://`. Anything else takes `new URL` every time.
+// A URL's origin, as `new URL(text).origin` gives it, cached by its `scheme://authority` head for
+// the QStash log events' destinations: `new URL` per event was an eighth of reading a window
+// (BENCHMARKS.md, "The event window, read by hand"). What follows the head cannot change the origin; only
+// heads the WHATWG parser takes as they are are cached (no `@`, where a password goes, no `%`, whitespace,
+// control characters or `\`, plain lower-case `http://` or `https://`); the rest take `new URL`.
 
 /** Heads cached at most: more distinct destinations than this in a window only cost `new URL` again. */
 export const ORIGIN_CACHE_SIZE = 512;

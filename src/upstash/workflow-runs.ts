@@ -26,7 +26,7 @@ export interface WorkflowRun {
 /** Runs per page in run mode (`groupBy=workflowRunId`): Upstash's documented maximum, not sent. */
 export const RUN_PAGE_SIZE = 10;
 
-/** The states of finished runs counted (10.3), and the one read whole as a gauge. */
+/** The states of finished runs counted, and the one read whole as a gauge. */
 export const FINISHED_RUN_STATES = ['RUN_SUCCESS', 'RUN_FAILED', 'RUN_CANCELED'] as const;
 export type FinishedRunState = (typeof FINISHED_RUN_STATES)[number];
 export const RUN_STARTED = 'RUN_STARTED';

@@ -58,7 +58,7 @@ describe('benchmark smoke run', () => {
       expect(scrape.exporter.failures + scrape.bare.failures).toBe(0);
       expect(scrape.exporter.requests).toBeGreaterThan(0);
     }
-    // Issue 19: one client per format, rounds of many clients, the cycle scraped flat out, RSS sampled.
+    // One client per format, rounds of many clients, the cycle scraped flat out, RSS sampled.
     expect(account.serial.map((s) => s.label)).toEqual(['text', 'openmetrics', 'gzip']);
     for (const { rounds } of account.rounds) expect(rounds).toHaveLength(QUICK_PLAN.account.rounds);
     for (const load of account.scrapedCycleLoad) {
@@ -66,11 +66,11 @@ describe('benchmark smoke run', () => {
       expect(load.requests).toBeGreaterThan(0);
     }
     expect(account.maxSampledRssBytes).toBeGreaterThan(0);
-    // Issue 30: the event window was polled whole (every event counted once), its RSS read around it.
+    // The event window was polled whole (every event counted once), its RSS read around it.
     expect(results.eventWindow.counted).toBe(QUICK_PLAN.eventWindowPages * 100);
     expect(results.eventWindow.rssBeforeBytes).toBeGreaterThan(0);
     expect(results.eventWindow.rssAfterBytes).toBeGreaterThan(0);
-    // Issue 27: the flood ran, and a scrape was started (and answered) every second of it.
+    // The flood ran, and a scrape was started (and answered) every second of it.
     const { flood } = results;
     expect(flood.scrapes).toHaveLength(QUICK_PLAN.flood.seconds);
     expect(flood.scrapes.every((s) => s.status === 200)).toBe(true);

@@ -20,7 +20,7 @@ import {
   type K8sObject,
 } from './helm.js';
 
-// Issue 22 part 2: the chart rendered with careless and hostile values. Every value renders a safe, valid
+// The chart rendered with careless and hostile values. Every value renders a safe, valid
 // manifest or fails `helm template` with a message that says why; each finding is tested in its class.
 
 const defaults = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8')) as Record<string, unknown>;
@@ -87,7 +87,7 @@ describe('credentials outside the Secret', () => {
     ['config.password', { password: 'x' }],
     ['config.http.bearer', { http: { bearer: 'x' } }],
     ['config.qstash[0].QSTASH_SECRET', { qstash: [{ name: 'eu', QSTASH_SECRET: 'x' }] }],
-    // camelCase, as a platform engineer's own tooling may write them (issue 32)
+    // camelCase, as a platform engineer's own tooling may write them
     ['config.qstash[0].qstashToken', { qstash: [{ name: 'eu', qstashToken: 'x' }] }],
     [
       'config.management[0].upstashApiKey',

@@ -299,7 +299,7 @@ describe('networkPolicy, extraManifests, image.registry', () => {
   });
 });
 
-describe('prometheusScrape, global.imagePullSecrets, dnsConfig, topologySpreadConstraints (issue 32)', () => {
+describe('prometheusScrape, global.imagePullSecrets, dnsConfig, topologySpreadConstraints', () => {
   const pod = (objects: K8sObject[]) => podSpec(workloads(objects)[0]!);
 
   it('prometheusScrape annotates the Service for a Prometheus without the Operator; service.annotations win', async () => {

@@ -12,7 +12,7 @@ import {
   type K8sObject,
 } from './helm.js';
 
-// Issue 32: values that rendered a manifest the API server refuses, or one that does something other than
+// Values that rendered a manifest the API server refuses, or one that does something other than
 // the values say. Each fails with a message saying what to do, or renders what was asked (validated by
 // kubernetes-models).
 

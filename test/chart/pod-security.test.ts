@@ -14,7 +14,7 @@ import {
 } from './helm.js';
 import { podSecurityViolations, type Level, type PodTemplate } from './pod-security.js';
 
-// Issue 32: every pod the chart renders passes the Pod Security Standards (Kubernetes 1.34), baseline and
+// Every pod the chart renders passes the Pod Security Standards (Kubernetes 1.34), baseline and
 // restricted; a value that would break one fails the rendering and says what to use instead.
 
 const LEVELS: Level[] = ['baseline', 'restricted'];

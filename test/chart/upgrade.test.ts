@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RELEASE, ofKind, one, renderValues, validate, withToken, type K8sObject } from './helm.js';
 
-// Issue 32: `helm upgrade` between shard counts. Helm patches every object kept under the same kind and
+// `helm upgrade` between shard counts. Helm patches every object kept under the same kind and
 // name, and the API server refuses a patch of an immutable field; the objects of two revisions rendered
 // with different shard counts must agree on each of those fields. (No cluster is available here: the
 // fields are those the API server's validation marks immutable for these kinds.)

@@ -79,7 +79,7 @@ const ALL_MANAGEMENT_SOURCES = [
   'teams',
   'qstash_egress_ips',
 ];
-/** A QStash entry's sources by default: all of section 6 and the two DLQs, in this order. */
+/** A QStash entry's sources by default, in this order (docs/configuration.md, What each source costs). */
 const ALL_QSTASH_SOURCES = [
   'flow_control',
   'url_groups',
@@ -284,8 +284,8 @@ describe('env-only mode', () => {
     expect(none.message).toMatch(/^no source configured/);
   });
 
-  // Changed with contract 6.2: management credentials alone used to be an error naming
-  // UPSTASH_REDIS_DATABASES; now they discover every database of the account.
+  // Management credentials alone discover every database of the account (docs/configuration.md,
+  // Redis discovery and filters); they used to be an error naming UPSTASH_REDIS_DATABASES.
   test('management credentials without databases discover every database', () => {
     const config = fromEnv({ UPSTASH_EMAIL: 'ops@example.com', UPSTASH_API_KEY: 'key' });
     expect(config.management[0]).toMatchObject({
@@ -1144,7 +1144,7 @@ describe('found in review', () => {
   });
 });
 
-describe('configuration that validates but cannot work (issue 13)', () => {
+describe('configuration that validates but cannot work', () => {
   test('a timeout beyond what Node timers hold is refused, naming the field', () => {
     const error = configError(() => fromYaml(`${MINIMAL}http:\n  timeout: 600h\n`));
     expect(lines(error)).toEqual(['http.timeout: must be at most 1h']);
@@ -1182,7 +1182,7 @@ describe('configuration that validates but cannot work (issue 13)', () => {
   });
 });
 
-describe('sharding and log format (contract sections 7 and 8)', () => {
+describe('sharding and log format', () => {
   const load = (yaml: string, flags: LoadOptions['flags'] = {}, hostname = 'exporter') =>
     loadConfig({ configFile: CONFIG, env: {}, flags, readFile: reader({ [CONFIG]: yaml }), hostname });
 
@@ -1324,7 +1324,7 @@ describe('management discovery, filters, sources and the command cap', () => {
   });
 });
 
-describe('web_enable_lifecycle and metrics.allow/deny (contract 9.5)', () => {
+describe('web_enable_lifecycle and metrics.allow/deny', () => {
   test('off and every family by default', () => {
     const config = fromYaml(MINIMAL);
     expect(config.webEnableLifecycle).toBe(false);

@@ -79,7 +79,8 @@ management:
       /^management main: .*email <redacted>, api_key <redacted>, sources databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, audit_logs, teams, qstash_egress_ips, databases db-1, db-2/m,
     );
     expect(summary).toContain('schedule "0 */5 * * * *" (every 300s), redis_backups every 3600s');
-    // audit_interval (5m by default) and what each of its polls costs (contract 10.5).
+    // audit_interval (5m by default) and what each of its polls costs (docs/configuration.md, What each
+    // source costs).
     expect(summary).toContain(
       ', audit_logs every 300s (1 request), teams every 300s (1 request and 1 per team, at most 51), qstash_egress_ips every 300s (1 request)',
     );
@@ -89,7 +90,7 @@ management:
       /^qstash eu: .*sources .*dlq, workflow_dlq, .*, dlq every 300s \(1 to 10 requests a poll\), workflow_dlq every 300s \(1 to 10 requests a poll\), /m,
     );
     // The event sources, their lookback, and the entry's least cost: 5 sources every 30s (10 a
-    // minute), the DLQs' 0.4, and 2 + 4 a minute for the events (contract 10.5).
+    // minute), the DLQs' 0.4, and 2 + 4 a minute for the events.
     expect(summary).toMatch(
       /, qstash_logs every 60s \(2 to 20 requests a poll\), workflow_runs every 60s \(4 to 40 requests a poll\), workflow_lookback 3600s, at least 16\.4 requests a minute$/m,
     );

@@ -60,7 +60,7 @@ describe('the simulated QStash log and workflow runs', () => {
     let now = NOW;
     sim = await startSimulator({ now: () => now });
     now = NOW + 700;
-    // What an exporter that began polling at NOW + 500 asks for first (10.1: fromDate = W).
+    // What an exporter that began polling at NOW + 500 asks for first (fromDate = W).
     const errors = (await get(`/v2/logs?state=ERROR&fromDate=${NOW + 500}&count=100`)).body.logs as {
       time: number;
       messageId: string;

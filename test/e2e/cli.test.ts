@@ -96,8 +96,8 @@ management:
     expect(result.stderr).toContain('no source configured: set QSTASH_TOKEN');
   });
 
-  // Changed with contract 6.2: management credentials without databases used to exit 2; they now
-  // discover every database, and --check-config says so.
+  // Management credentials without databases discover every database, and --check-config says so
+  // (they used to exit 2).
   it('management credentials without databases discover every database', async () => {
     const result = await runToExit(['--check-config'], {
       UPSTASH_EMAIL: 'ops@example.com',
@@ -134,7 +134,7 @@ management:
       const result = await runToExit(['--web.listen-address', `127.0.0.1:${port}`], { QSTASH_TOKEN: 't' });
       expect(result.code).toBe(1);
       expect(result.stdout).toContain('cannot start');
-      // Also on stderr, for whoever reads only that (issue 13).
+      // Also on stderr, for whoever reads only that.
       expect(result.stderr).toMatch(/^upstash-exporter: cannot start: .*EADDRINUSE/m);
     } finally {
       blocker.close();
@@ -196,7 +196,7 @@ describe('config.example.yaml', () => {
   });
 });
 
-describe('signals during start-up (issue 13)', () => {
+describe('signals during start-up', () => {
   /** Resolves once the process catches `signals` (Linux: the SigCgt mask of /proc/<pid>/status). */
   async function caught(pid: number, signals: readonly number[]): Promise<void> {
     const deadline = Date.now() + START_LIMIT_MS;
@@ -264,7 +264,7 @@ describe('signals during start-up (issue 13)', () => {
   });
 });
 
-describe('log format (contract section 8)', () => {
+describe('log format', () => {
   it('--log.format text writes one readable line per event, secrets redacted as in json', async () => {
     const sim = await startSimulator();
     sim.setFault('flow_control', { kind: 'status', status: 503 });
@@ -320,7 +320,7 @@ describe('log format (contract section 8)', () => {
   }
 });
 
-describe("the demo's first screen (issue 23)", () => {
+describe("the demo's first screen", () => {
   /** Waits for `done(stdout)`, for at most 20 s: the first polls end well within it. */
   async function until(exporter: { stdout(): string }, done: (stdout: string) => boolean): Promise<string> {
     const deadline = Date.now() + 20_000;

@@ -21,9 +21,9 @@ import {
 import { makePki, type Pki } from '../server/tls-fixtures.js';
 import { namesIn } from '../faults/exposition-parser.js';
 
-// Contract 9.5 against the built program: Prometheus's probe names, probes open under basic auth (the
-// TLS layer's client-certificate policy kept), POST /-/reload behind --web.enable-lifecycle, and
-// metrics.allow/deny.
+// The conventions of docs/operations.md (Endpoints, Reloading the configuration) against the built program:
+// Prometheus's probe names, probes open under basic auth (the TLS layer's client-certificate policy kept),
+// POST /-/reload behind --web.enable-lifecycle, and metrics.allow/deny.
 
 const PASSWORD = 'scrape-pw-Conv9SECRETq';
 // Cost 4 keeps the tests fast; the cost is whatever the hash says.

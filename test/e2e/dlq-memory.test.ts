@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
-// Issue 27 item 3 (given to issue 28): a DLQ poll must not hold 80,000-character queue names until its
+// A DLQ poll must not hold 80,000-character queue names until its
 // scan ends. The built program's own DlqTally, in a Node with --expose-gc, so that what stays on the
 // heap as pages come is measured, not guessed: a cut name that were a slice of the name would keep all
 // of it alive (V8 keeps a sliced string's parent). The page being counted is held, one at a time.

@@ -42,7 +42,8 @@ function normalise(body: string): string {
         // W starts at the exporter's start (the frozen simulator's events are all before it).
         .replace(/^(upstash_[a-z_]+_watermark_timestamp_seconds\{[^}]*\}) .*$/, '$1 <varies>')
         .replace(/node_version="[^"]*"/, 'node_version="<node>"')
-        // test/e2e/version.test.ts holds these to package.json and the build; a release changes no golden file.
+        // test/e2e/version.test.ts holds these to package.json and the build; a release changes no golden
+        // file.
         .replace(
           /^(upstash_exporter_build_info\{version=)"[^"]*",revision="[^"]*"/,
           '$1"<version>",revision="<revision>"',
@@ -160,13 +161,13 @@ management:
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
   });
 
-  it('answers the landing page, health, 404 and 405 as the contract says', async () => {
+  it('answers the landing page, health, 404 and 405 as docs/operations.md says', async () => {
     const landing = await fetch(`${exporter.url}/`);
     expect(landing.status).toBe(200);
     const html = await landing.text();
     expect(html).toContain('href="./metrics"');
-    // The page groups by account then source (changed with issue 23: one row per unit used to
-    // carry every label in its own cell): the redis_stats group of account main has db-missing down.
+    // The page groups by account then source (one row per unit used to carry every label in its own
+    // cell): the redis_stats group of account main has db-missing down.
     const main = html.slice(html.indexOf('Account <q>main</q>'));
     const redisStats = /<tbody><tr class="group"><th scope="rowgroup"[^>]*>redis_stats.*?<\/tbody>/s.exec(
       main,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_QSTASH_TOKEN, startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { startExporter, waitForStatus, writeConfig } from '../helpers/exporter-process.js';
 
-// Issue 12: the program applies its own V8 heap settings (src/main.ts), so that `npm start`, the bin
+// The program applies its own V8 heap settings (src/main.ts), so that `npm start`, the bin
 // and the image hold a large account in little memory without anyone passing Node flags. The young
 // generation is what they cap: after ingesting 10,000 flow-control keys it would otherwise have grown
 // to 16 or 32 MB. (That a user's own flag on the same setting wins is test/heap-flags.test.ts's.)

@@ -22,7 +22,7 @@ import { startExporter, waitForStatus, type ExporterProcess } from '../helpers/e
 const WAIT_LIMIT_MS = FAILS_AFTER_MS + 120_000;
 
 /**
- * The counters of contract 10 that count from the exporter's start (10.1): the demo's opening events
+ * The event counters, which count from the exporter's start: the demo's opening events
  * (src/demo/opening.ts) put each on /metrics from the first poll.
  */
 const FROM_THE_START = [
@@ -70,7 +70,7 @@ describe('the landing page of the demo', () => {
       .find((row) => row.includes(`<span class="id">${id}</span>`) && row.includes(`data-text="${source}`)) ??
     '';
 
-  it('serves every event counter of contract 10 once ready: the first poll counts the opening events', () => {
+  it('serves every event counter once ready: the first poll counts the opening events', () => {
     // At least 1: a generated event may fall between the start and the first poll too.
     for (const name of FROM_THE_START)
       expect(whenReady, name).toMatch(new RegExp(`^${name}\\{account="demo",[^}]*\\} [1-9]\\d*$`, 'm'));

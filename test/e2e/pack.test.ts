@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startExporter, waitForStatus } from '../helpers/exporter-process.js';
 
-// The npm package as a user gets it (issue 34): `npm pack`'s tarball, installed with
+// The npm package as a user gets it (docs/operations.md, Installing): `npm pack`'s tarball, installed with
 // `npm install -g` into a prefix of its own, runs `upstash-exporter --version` and `--demo`.
 // The tarball is packed from the dist/ that `npm test` has just built (--ignore-scripts: the prepack
 // script's fresh build would pull dist/ away from the other e2e tests running beside this one).

@@ -15,7 +15,7 @@ import { MAIN, startExporter, waitForStatus, writeConfig } from '../helpers/expo
 // test/polling/serving-modules.test.ts reads the serving thread's imports in the source; this watches
 // the built program run: every source polled, a scrape served and a reload applied, and still no
 // source, simulator or Upstash client compiled on the thread that serves HTTP (they cost its heap
-// 6-10 MB: BENCHMARKS.md, "Issue 27, third part"), though it reads the table of sources.
+// 6-10 MB: BENCHMARKS.md, "Memory on a quiet machine"), though it reads the table of sources.
 const PRELOAD = fileURLToPath(new URL('../helpers/main-thread-scripts.mjs', import.meta.url));
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 

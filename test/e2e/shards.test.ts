@@ -14,10 +14,10 @@ import {
   type ExporterProcess,
 } from '../helpers/exporter-process.js';
 
-// Contract section 7: three shards and one unsharded process, each against its own simulator (the
-// same frozen data on the same clock), so that every process's Upstash requests can be counted
-// apart. The union of the shards' data series must equal the unsharded output, and each unit must
-// be polled by exactly one shard.
+// Sharding (docs/sharding.md, How units are shared out): three shards and one unsharded process, each against
+// its own simulator (the same frozen data on the same clock), so that every process's Upstash requests can be
+// counted apart. The union of the shards' data series must equal the unsharded output, and each unit must be
+// polled by exactly one shard.
 
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 const DATABASES = Array.from({ length: 9 }, (_, i) => `db-shard-${i}`);
@@ -50,7 +50,7 @@ management:
 
 /**
  * The data series of an exposition (not the exporter's own), as `name{labels} value` lines. An event
- * source's watermark starts at its process's start (contract 10.1), which differs from process to
+ * source's watermark starts at its process's start, which differs from process to
  * process: its series is compared without its value.
  */
 function dataLines(text: string): string[] {
@@ -105,7 +105,8 @@ describe('shards', () => {
     expect(union.sort()).toEqual(upLabels(whole).sort());
     for (const route of ROUTES) {
       const requests = sims.slice(1).reduce((n, sim) => n + sim.requests(route), 0);
-      // The listings are the contract's exception: each shard that needs their news asks itself.
+      // The listings are the exception (docs/sharding.md, What it costs Upstash): each shard that needs their
+      // news asks itself.
       if (LISTINGS.has(route)) {
         expect(requests, route).toBeGreaterThanOrEqual(sims[0]!.requests(route));
         expect(requests, route).toBeLessThanOrEqual(3 * sims[0]!.requests(route));

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { runToExit, startExporter, waitForStatus } from '../helpers/exporter-process.js';
 
 // Every place that shows the exporter's version says package.json's, the one source of it, and the
-// program says which commit it was built from (issue 34).
+// program says which commit it was built from.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
 const VERSION = (JSON.parse(read('package.json')) as { version: string }).version;

@@ -9,9 +9,10 @@ import {
 import { valueOf, type ParsedSample } from './exposition-parser.js';
 import { eventually, useHarness, type Harness } from './harness.js';
 
-// Contract 10.4 against the real exporter (createApp) polling the simulator over HTTP: the audit log
-// counted once from the start, its labels capped, the body cap named in the log; teams by role and
-// max_teams; QStash's egress ranges as they move; and no personal value anywhere the exporter speaks.
+// The account's safety (docs/metrics.md, The account's safety) against the real exporter (createApp) polling
+// the simulator over HTTP: the audit log counted once from the start, its labels capped, the body cap named
+// in the log; teams by role and max_teams; QStash's egress ranges as they move; and no personal value
+// anywhere the exporter speaks.
 
 const FROZEN_NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 const SAFETY = ['audit_logs', 'teams', 'qstash_egress_ips'] as const;

@@ -3,8 +3,8 @@ import { MAX_LABEL_VALUE_LENGTH } from '../../src/metrics/label-limit.js';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
 import { eventually, leakedSecret, useHarness, type Harness } from './harness.js';
 
-// Issue 28 end to end: the real exporter paging the simulator's DLQ over HTTP, each way a page
-// could break it, as a user sees it on /metrics and in the log.
+// DLQ paging end to end (docs/metrics.md, QStash dead-letter queues): the real exporter paging the
+// simulator's DLQ over HTTP, each way a page could break it, as a user sees it on /metrics and in the log.
 
 const DLQ_LABELS = { source: 'dlq', account: 'eu', database_id: '', qstash_id: '' };
 const ACCOUNT = { account: 'eu' };
@@ -44,7 +44,7 @@ const page = (body: unknown) => ({
   contentType: 'application/json',
 });
 
-describe('DLQ paging through the exporter (issue 28)', () => {
+describe('DLQ paging through the exporter', () => {
   test('a page longer than the count asked for fails the poll as invalid_response and keeps the last good scan', async () => {
     const h = await start();
     h.sim.setDlq('dlq', { messages: 150 });

@@ -11,12 +11,12 @@ import type { FailureReason } from '../../src/poller/self-metrics.js';
 import { valueOf, type ParsedSample } from './exposition-parser.js';
 import { DATABASES, eventually, leakedSecret, startHarness, type Harness } from './harness.js';
 
-// The fault matrix of issue 4: every source × every fault, against the real exporter (createApp)
-// polling the simulator every 2 s and scraped over HTTP. For each fault: the failure is counted
-// under the right reason, upstash_up drops to 0, the last values stay for 3 intervals and then go,
-// /metrics keeps answering 200 throughout, nothing leaks a credential, and everything recovers once
-// the fault is gone. fault-matrix.test.ts (npm test) asserts that; how fast /metrics answered
-// meanwhile is timing, asserted by test/load/scrape-during-faults.test.ts (the slow suite).
+// The fault matrix (docs/operations.md, What happens under each fault): every source × every fault, against
+// the real exporter (createApp) polling the simulator every 2 s and scraped over HTTP. For each fault: the
+// failure is counted under the right reason, upstash_up drops to 0, the last values stay for 3 intervals and
+// then go, /metrics keeps answering 200 throughout, nothing leaks a credential, and everything recovers once
+// the fault is gone. fault-matrix.test.ts (npm test) asserts that; how fast /metrics answered meanwhile is
+// timing, asserted by test/load/scrape-during-faults.test.ts (the slow suite).
 
 const INTERVAL_S = 2;
 const STALE_MS = 3 * INTERVAL_S * 1000;
@@ -104,8 +104,8 @@ export const SOURCES: readonly SourceCase[] = [
     labels: { source: 'redis_backups', account: 'main', database_id: id },
     data: { name: 'upstash_redis_backups', labels: { account: 'main', database_id: id, state: 'completed' } },
   })),
-  // The account's safety (contract 10.4): the audit log, the teams (listing, then each team's
-  // members: the listing meets the fault first) and QStash's egress ranges.
+  // The account's safety (docs/metrics.md, The account's safety): the audit log, the teams (listing, then
+  // each team's members: the listing meets the fault first) and QStash's egress ranges.
   {
     labels: { source: 'audit_logs', account: 'main', database_id: '', qstash_id: '', index_id: '' },
     data: { name: 'upstash_audit_log_scan_complete', labels: { account: 'main', state: 'all' } },

@@ -1,7 +1,7 @@
 import { describe, test } from 'vitest';
 import { FAULTS, runFaultCase } from './fault-cases.js';
 
-// The fault matrix of issue 4 (fault-cases.ts says what each case asserts). How fast /metrics
+// The fault matrix (fault-cases.ts says what each case asserts). How fast /metrics
 // answers during the faults is timing, asserted in the slow suite (test/load/scrape-during-faults).
 
 describe.concurrent('fault matrix: every source × every fault', () => {

@@ -11,7 +11,7 @@ import { ownsUnit } from '../../src/sources/shards.js';
 import { find, parseExposition, valueOf, type ParsedSample } from './exposition-parser.js';
 import { API_KEY, EMAIL, QSTASH_TOKEN, eventually, httpGet, testConfig } from './harness.js';
 
-// What a listing reports, against the real exporter (issue 18, 1-3). A reload while the listing is
+// What a listing reports, against the real exporter. A reload while the listing is
 // in flight: its poll was made under the old configuration, so whatever it reports after the reload
 // is applied under the one in force, or dropped, never with the old sources, credentials or client
 // (the listing is held open by a delayed answer across app.reload(), what SIGHUP runs once the new
@@ -199,7 +199,7 @@ describe('a reload while a listing is in flight', () => {
 });
 
 describe('a shard polling the listing of another shard', () => {
-  test('exports nothing of it, not even its skipped polls (contract section 7)', async () => {
+  test('exports nothing of it, not even its skipped polls', async () => {
     // Of two shards, the one that does not own the listing: it still polls it, silently.
     const shard = ownsUnit('databases/main/', { shard: 0, total: 2 }) ? 1 : 0;
     const r = await start((config) => ({ ...config, sharding: { shard, total: 2 } }));

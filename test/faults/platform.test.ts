@@ -10,7 +10,8 @@ import {
 import { valueOf, type ParsedSample } from './exposition-parser.js';
 import { API_KEY, DATABASES, EMAIL, eventually, leakedSecret, useHarness, type Harness } from './harness.js';
 
-// Section 9 of the contract against the real exporter (createApp) polling the simulator over HTTP:
+// The platform view (docs/metrics.md, Redis settings and backups, and Vector and Search indexes)
+// against the real exporter (createApp) polling the simulator over HTTP:
 // the Vector and Search indexes and their stats, the Redis backups and the settings of the database
 // listing, by value; discovery; -1 limits; max_indexes; tokens nowhere; a fault on each new path.
 
@@ -198,7 +199,7 @@ describe('Vector and Search indexes', () => {
     expect((await h.get('/')).body).not.toContain(token);
   });
 
-  test('a stats field of the wrong type is skipped alone and counted (6.3)', async () => {
+  test('a stats field of the wrong type is skipped alone and counted', async () => {
     const h = await harness();
     h.sim.setIndexes('vector', [DOCS]);
     h.sim.setFault('vector_stats', {
@@ -282,7 +283,8 @@ describe('Redis backups and settings', () => {
     expect(feature(unprotected, 'daily_backup')).toBe(0);
     // prometheus_enabled arrives as the string "false".
     expect(feature(unprotected, 'native_prometheus')).toBe(0);
-    // Contract 10.4: securityAddons and the ACL, from the same listing (no request of their own).
+    // securityAddons and the ACL (docs/metrics.md, Redis settings and backups), from the same listing (no
+    // request of their own).
     expect(feature(safe, 'ip_allowlist')).toBe(1);
     expect(feature(safe, 'mtls')).toBe(1);
     expect(feature(safe, 'encryption_at_rest')).toBe(1);

@@ -11,7 +11,7 @@ import {
   type Harness,
 } from './harness.js';
 
-// Issue 20 end to end: the real exporter (createApp) polling the simulator over HTTP, scraped over
+// QStash delivery end to end: the real exporter (createApp) polling the simulator over HTTP, scraped over
 // HTTP. Outcomes, limits and the DLQs by value; paging, its cap and its failures as a user sees them.
 
 const [EU] = DEMO_QSTASH_INSTANCES;
@@ -71,7 +71,7 @@ const countBy = (
 const up = (s: ParsedSample[], labels: Record<string, string>): number | undefined =>
   valueOf(s, 'upstash_up', labels);
 
-describe('QStash delivery (issue 20) through the exporter', () => {
+describe('QStash delivery through the exporter', () => {
   test('outcomes, hourly figures, limits and both DLQs by value, and no message secret anywhere', async () => {
     const h = await start();
     const s = await eventually('every source polled', async () => {

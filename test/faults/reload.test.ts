@@ -64,7 +64,7 @@ test('a credential bound for plain http on a non-loopback host is warned about',
   expect(JSON.parse(warning!)).toMatchObject({ level: 'warn', qstash: 'eu', host: '192.0.2.1:9' });
 });
 
-test('reloads during a Retry-After wait send nothing early, re-poll nothing, and the books balance (issue 13)', async () => {
+test('reloads during a Retry-After wait send nothing early, re-poll nothing, and the books balance', async () => {
   const h = await start({ intervalSeconds: 2 });
   const flow = { source: 'flow_control', account: 'eu', database_id: '', qstash_id: '', index_id: '' };
   const groups = { source: 'url_groups', account: 'eu', database_id: '', qstash_id: '', index_id: '' };

@@ -65,7 +65,7 @@ function namesFromContract(text: string): Set<string> {
 export function exportedNames(): { names: Set<string>; from: string } {
   const golden = new URL('test/fixtures/e2e-output.txt', root);
   if (existsSync(golden)) {
-    // The golden file polls a frozen simulator once; the event sources' counters (contract 10.1) start
+    // The golden file polls a frozen simulator once; the event sources' counters start
     // at the exporter's start, after every event of that frozen past, so they have no series there.
     // Their families, as the sources declare them, are what the exporter exports once events come.
     const names = namesFromExposition(readFileSync(golden, 'utf8'));

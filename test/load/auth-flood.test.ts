@@ -2,7 +2,7 @@ import bcrypt from 'bcryptjs';
 import { expect, test } from 'vitest';
 import { quantile, sleep, startTarget, timedGet } from './hostile-clients.js';
 
-// Issue 13, part 5: attackers sending wrong passwords must not slow down a scraper whose credentials
+// Attackers sending wrong passwords must not slow down a scraper whose credentials
 // were already verified. bcrypt at a real cost (10, as `htpasswd -nBC 10` makes) is ~70-100 ms of CPU
 // per check in bcryptjs; on the event loop, 8 of them at a time made a verified scraper wait 2-5 s.
 

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { expect, test } from 'vitest';
 import { openFds, sleep, startTarget, timedGet, type Outcome } from './hostile-clients.js';
 
-// Issue 13, part 6: more idle or slowloris connections than the exporter has file descriptors
+// More idle or slowloris connections than the exporter has file descriptors
 // (`ulimit -n 1024`) made /metrics unreachable for 30 s, with nothing in the log. Connections must be
 // capped below the descriptor limit, the least recently active idle ones closed to make room for new
 // ones, and the condition logged.

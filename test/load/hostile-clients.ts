@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { DEMO_QSTASH_TOKEN, startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { MAIN, waitForStatus, writeConfig } from '../helpers/exporter-process.js';
 
-// Shared by the hostile-client load tests (issue 13): the built exporter as its own process, so that
-// its memory and file descriptors are its own, polling a simulator in this process.
+// Shared by the hostile-client load tests (docs/security.md, Resource bounds): the built exporter as its own
+// process, so that its memory and file descriptors are its own, polling a simulator in this process.
 
 export const MiB = 1024 * 1024;
 
@@ -81,7 +81,7 @@ ${options.webConfig === undefined ? '' : 'web_config_file: web-config.yml\n'}`);
       void exited.then(() => reject(new Error(`exporter exited: ${output}`)));
     });
     const url = `http://127.0.0.1:${port}`;
-    // 200 once the first polls ended; /readyz is open under basic auth too (contract 9.5).
+    // 200 once the first polls ended; /readyz is open under basic auth too (docs/operations.md, Endpoints).
     await waitForStatus(`${url}/readyz`, 200);
     return { pid: child.pid!, port, url, log: () => output, stop };
   } catch (error) {

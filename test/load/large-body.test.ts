@@ -3,7 +3,7 @@ import { expect, test } from 'vitest';
 import { DEMO_QSTASH_TOKEN, startSimulator } from '../../src/demo/simulator.js';
 import { startExporter, writeConfig } from '../helpers/exporter-process.js';
 
-// Issue 13, part 1: the largest body the exporter accepts costs bounded memory and does not block
+// The largest body the exporter accepts costs bounded memory and does not block
 // /metrics. The exporter runs as a user runs it, under a container-sized heap (384 MB), against a
 // flow-control body just under `http.max_response_size` made of the smallest entries there are (the
 // most objects per byte): valid ones, and invalid ones (a number for a key, in every entry). It must

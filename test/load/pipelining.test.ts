@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { expect, test } from 'vitest';
 import { openFds, quantile, rssMiB, sleep, startTarget, timedGet, type Outcome } from './hostile-clients.js';
 
-// Issue 13, part 2: clients that pipeline thousands of requests for a large /metrics and never read an
+// Clients that pipeline thousands of requests for a large /metrics and never read an
 // answer. Each queued answer holds a response object and a reference to a body, so without a bound on
 // the requests waiting per connection, 200 such clients took the exporter to 1.3 GB, kept it there
 // after they left, and made /metrics unreachable. The exporter runs as its own process, so that its
@@ -10,11 +10,11 @@ import { openFds, quantile, rssMiB, sleep, startTarget, timedGet, type Outcome }
 //
 // Node's HTTP parser would make request objects of a whole read (up to 64 KiB, ~1,500 of these
 // requests) before the connection could be closed: 200 such clients kept the serving thread busy for
-// 5 to more than 10 s, during which a fresh scrape went unanswered, and took RSS up by 80-340 MiB (BENCHMARKS.md,
-// "The flood"). Each read is now screened before the parser sees it (src/server/screened-socket.ts), so
-// a flood read is dropped with its connection: the bounds below are several times what was measured
-// (6-15 MiB above the resting RSS) and leave no room for requests piling up. The attack lasts long
-// enough that most scrapes come after its first reads arrived.
+// 5 to more than 10 s, during which a fresh scrape went unanswered, and took RSS up by 80-340 MiB
+// (BENCHMARKS.md, "The flood"). Each read is now screened before the parser sees it
+// (src/server/screened-socket.ts), so a flood read is dropped with its connection: the bounds below are
+// several times what was measured (6-15 MiB above the resting RSS) and leave no room for requests piling up.
+// The attack lasts long enough that most scrapes come after its first reads arrived.
 
 const CONNECTIONS = 200;
 const PIPELINED = 2000;

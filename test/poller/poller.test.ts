@@ -133,7 +133,7 @@ describe('Poller', () => {
     expect(t.lines.some((l) => l.msg === 'series dropped: no successful poll for 3 intervals')).toBe(true);
   });
 
-  // Issue 28: a poll that pages for longer than three intervals (a DLQ may page for a minute whatever
+  // A poll that pages for longer than three intervals (a DLQ may page for a minute whatever
   // dlq_interval is) must not lose its series while it is still running and may succeed.
   it('keeps the series while a poll longer than the staleness window is in flight, and it succeeds', async () => {
     const t = setup(async (_context, call) => {
@@ -316,7 +316,8 @@ describe('Poller', () => {
     });
     expect(row?.lastDurationMs).toBeGreaterThanOrEqual(0);
     expect(row?.nextPollAt).toBeGreaterThan(before);
-    // It crosses a thread boundary as it is: structuredClone throws on a function, and a Map would not compare equal.
+    // It crosses a thread boundary as it is: structuredClone throws on a function, and a Map would not
+    // compare equal.
     expect(structuredClone(row)).toEqual(row);
     expect(JSON.stringify(t.poller.status())).not.toMatch(/secret/);
     // The next cron tick's poll fails otherwise: waited for, not timed.

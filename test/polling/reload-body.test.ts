@@ -7,7 +7,7 @@ import { PollThread } from '../../src/polling/thread.js';
 import { createMetricsCache, keepWarm, type Section } from '../../src/server/scrape-cache.js';
 import { API_KEY, EMAIL, eventually, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
 
-// Issue 27: a reload builds the body once. The poll thread, the scrape cache and its keep-warm wired
+// A reload builds the body once. The poll thread, the scrape cache and its keep-warm wired
 // as app.ts wires them, with the real worker; the data section is counted as the cache renders it. A
 // reload's own settings (metrics.deny) apply in the same step as the publication it answers with, so
 // the rebuild that publication starts is the only one: the scrape after it renders nothing again.

@@ -4,7 +4,7 @@ import { startSimulator } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
 
-// Issue 19: polling runs in a worker thread. A worker that dies is an error that is logged and
+// Polling runs in a worker thread. A worker that dies is an error that is logged and
 // restarts the polling, never a silent stall; /metrics keeps answering meanwhile. The worker is the
 // real one with a death injected (test/helpers/dying-poll-worker.ts).
 

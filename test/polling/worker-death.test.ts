@@ -7,11 +7,11 @@ import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
 
-// Issue 27: a worker death forgets nothing (contract sections 3 and 9.5). What was published survives
-// the worker (values, health series, counters); the polls in flight count a failure of their own
-// (`worker_died`); the restarted worker continues from the published counters; deaths are counted;
-// /readyz and the landing page say the truth while the worker is down; a reload is answered once it
-// took effect. The worker is the real one with a death injected (test/helpers/dying-poll-worker.ts).
+// A worker death forgets nothing (docs/troubleshooting.md, UpstashExporterPollWorkerRestarting). What was
+// published survives the worker (values, health series, counters); the polls in flight count a failure of
+// their own (`worker_died`); the restarted worker continues from the published counters; deaths are counted;
+// /readyz and the landing page say the truth while the worker is down; a reload is answered once it took
+// effect. The worker is the real one with a death injected (test/helpers/dying-poll-worker.ts).
 
 const DYING_WORKER = new URL('../helpers/dying-poll-worker.js', import.meta.url);
 const DIED = 'the poll worker died; restarting it, and polling with it';

@@ -7,7 +7,7 @@ import { QSTASH_LOGS } from '../../src/upstash/qstash-logs.js';
 import { parseListing, type ListingShape } from '../../src/upstash/schema.js';
 import { WORKFLOW_RUNS } from '../../src/upstash/workflow-runs.js';
 
-// The event pages are read by hand (schema.ts, EntryReader) and their zod schemas stay the contract:
+// The event pages are read by hand (schema.ts, EntryReader) and their zod schemas stay the rule of record:
 // for any list of entries, a listing read with its reader gives what the schema alone gives: the same
 // entries, the same fields rejected in the same order, or the same invalid_response with the same
 // message (which names the entry and the field, never a value).

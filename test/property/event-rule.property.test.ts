@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { EventScan, startState, type EventState } from '../../src/sources/event-rule.js';
 
-// The event rule of contract 10.1 against a model of upstream: events arrive (several in one
-// millisecond, some while a poll pages), polls read newest first from W page by page with offset
-// cursors (so an arrival during a poll repeats the tail of a page), stop at a page cap, or fail on
-// some page. Each event is its own label set, so a count above 1 is an event counted twice. After a
-// last full poll: every event from the start on was counted exactly once, unless its time lies in a
-// span a capped poll reported unread; and no counter ever went down.
+// The event rule (docs/metrics.md, Delivery errors and workflow runs) against a model of upstream: events
+// arrive (several in one millisecond, some while a poll pages), polls read newest first from W page by page
+// with offset cursors (so an arrival during a poll repeats the tail of a page), stop at a page cap, or fail
+// on some page. Each event is its own label set, so a count above 1 is an event counted twice. After a last
+// full poll: every event from the start on was counted exactly once, unless its time lies in a span a capped
+// poll reported unread; and no counter ever went down.
 
 const START = 1_000_000;
 
@@ -111,7 +111,7 @@ function run(mode: Mode, actions: readonly Action[], pageSize: number): void {
   }
 }
 
-describe('the event rule (10.1)', () => {
+describe('the event rule', () => {
   test('ordered pages (QStash logs): each event once, or in a span reported unread', () => {
     fc.assert(
       fc.property(fc.array(action, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), (actions, size) =>

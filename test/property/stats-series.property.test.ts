@@ -10,8 +10,9 @@ import { INDEX_NUMBER_FIELDS, INDEX_SERIES_FIELDS, parseIndexStats } from '../..
 import { NUMBER_FIELDS, SERIES_FIELDS, parseRedisStats } from '../../src/upstash/redis-stats.js';
 import { FUTURE_HORIZON_MS } from '../../src/upstash/stats-series.js';
 
-// Every stats parser goes through the same cases: the series rules (contract sections 3 and 6.3) are
-// one rule, whichever API the body comes from. A new stats parser joins by adding a line here.
+// Every stats parser goes through the same cases: the series rules (docs/metrics.md, Redis database
+// statistics) are one rule, whichever API the body comes from. A new stats parser joins by adding a line
+// here.
 interface StatsParser {
   readonly series: readonly string[];
   readonly numbers: readonly string[];

@@ -14,8 +14,8 @@ import { createLogger } from '../../src/logger.js';
 import { eventually, httpGet } from '../faults/harness.js';
 import { makePki } from './tls-fixtures.js';
 
-// The bounds of issue 13 on our server's connections, on a small scale: a server with a handful of
-// connections allowed, whose /slow answers wait until the test releases them.
+// The bounds on our server's connections (docs/security.md, Resource bounds), on a small scale: a server with
+// a handful of connections allowed, whose /slow answers wait until the test releases them.
 
 interface Running {
   readonly server: Server;

@@ -12,9 +12,10 @@ import {
   type Reply,
 } from '../faults/harness.js';
 
-// Contract 9.5: POST /-/reload behind --web.enable-lifecycle, what SIGHUP does (the app's one reload
-// queue), answered once the reload is applied or refused. The built program is tested in
-// test/e2e/conventions.test.ts; here the queue and the answers, with the loader in the test's hands.
+// docs/operations.md, Reloading the configuration: POST /-/reload behind --web.enable-lifecycle, what SIGHUP
+// does (the app's one reload queue), answered once the reload is applied or refused. The built program is
+// tested in test/e2e/conventions.test.ts; here the queue and the answers, with the loader in the test's
+// hands.
 
 const start = useHarness();
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { httpCall, startHarness, type Harness, type Reply } from '../faults/harness.js';
 
-// Contract section 4: our paths answer GET and HEAD; any other method on them gets 405 with
+// docs/operations.md, Endpoints: our paths answer GET and HEAD; any other method on them gets 405 with
 // `Allow: GET, HEAD`, whatever the method — CONNECT included, which Node's server hands to a separate
 // event and, without a listener, answers by closing the connection. (/-/reload takes POST and PUT
 // instead: test/server/lifecycle.test.ts.)
@@ -45,7 +45,7 @@ async function call(port: number, method: string, path: string): Promise<Reply> 
   return httpCall(`http://127.0.0.1:${port}${path}`, method);
 }
 
-describe('methods (contract section 4)', () => {
+describe('methods', () => {
   let h: Harness;
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'upstash-exporter-methods-'));

@@ -90,7 +90,8 @@ describe('basic auth (web config basic_auth_users)', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toContain('upstash_exporter_build_info');
     expect((await h.get('/', basic('prometheus', PASSWORD))).status).toBe(200);
-    // The probes stay open (contract 9.5): they say only up or not, and must not need a secret.
+    // The probes stay open (docs/operations.md, Endpoints): they say only up or not, and must not need a
+    // secret.
     for (const path of ['/healthz', '/-/healthy']) {
       const reply = await h.get(path);
       expect(reply.status, path).toBe(200);

@@ -32,7 +32,7 @@ describe('ownsUnit', () => {
     }
   });
 
-  it('uses the contract key: flow_control/eu/ is hashed with its trailing slash', () => {
+  it('uses the documented key: flow_control/eu/ is hashed with its trailing slash', () => {
     const total = 7;
     expect(ownsUnit('flow_control/eu/', { shard: fnv1a32('flow_control/eu/') % total, total })).toBe(true);
   });

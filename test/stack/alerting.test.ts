@@ -362,7 +362,7 @@ beforeAll(async () => {
         api_key: DEMO_API_KEY,
         databases: [...DEMO_DATABASES],
         schedule: '* * * * * *',
-        // Section 6's sources and the backups: the demo's indexes sit near their limits on purpose.
+        // The account view's sources and the backups: the demo's indexes sit near their limits on purpose.
         sources: [
           'databases',
           'redis_stats',

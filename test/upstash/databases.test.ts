@@ -87,7 +87,7 @@ describe('parseDatabases', () => {
         db_memory_threshold: 3221225472,
         budget: 360,
       },
-      // Section 9.1: booleans and "true"/"false" strings alike.
+      // Booleans and "true"/"false" strings alike.
       features: {
         tls: true,
         eviction: false,
@@ -96,7 +96,7 @@ describe('parseDatabases', () => {
         auto_upgrade: false,
         prod_pack_enabled: false,
         prometheus_enabled: true,
-        // Contract 10.4: the switches of securityAddons, and the ACL's "true"/"false".
+        // The switches of securityAddons, and the ACL's "true"/"false".
         'securityAddons.ipWhitelisting': false,
         'securityAddons.vpcPeering': true,
         'securityAddons.privateLink': false,

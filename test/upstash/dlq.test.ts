@@ -132,7 +132,7 @@ describe('fetchDlq', () => {
     expect(paths.length).toBeGreaterThan(2);
   });
 
-  // A message field of the wrong type follows the one tolerance rule of listings (contract 6.3): it
+  // A message field of the wrong type follows the one tolerance rule of listings: it
   // is left out of that message alone and named as rejected; the scan still counts the message.
   test('a message with a string status: that field is left out and rejected, the read goes on', async () => {
     const { sim, read } = await setUp();
@@ -159,7 +159,7 @@ describe('fetchDlq', () => {
     expect((await upstashFailure(read('dlq'))).reason).toBe('invalid_response');
   });
 
-  // Issue 28's cases against the fake Upstash's DLQ route (the pager's own tests cover each rule).
+  // The paging cases against the fake Upstash's DLQ route (the pager's own tests cover each rule).
   test('a page of 2,000 messages for count=100 is invalid_response: none of it is counted', async () => {
     const { sim, read } = await setUp();
     const messages = Array.from({ length: 2000 }, (_, i) => ({ queueName: 'q', createdAt: i }));

@@ -132,7 +132,7 @@ describe('parseFlowControl', () => {
     ]);
   });
 
-  // Contract 6.3: only the key field (and section 3's size) is all-or-nothing; see tolerance.test.ts.
+  // Only the key field (and the wait list size) is all-or-nothing; see tolerance.test.ts.
   test.each([
     ['isPaused a string', { isPaused: 'yes' }, 'isPaused', { parallelismCount: 0, rateCount: 0 }],
     [

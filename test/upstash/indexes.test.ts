@@ -120,7 +120,7 @@ describe('parseIndexStats', () => {
     expect(stats.rejected).toEqual([]);
   });
 
-  test('a field of the wrong type is rejected alone (6.3); a body that is no object is invalid', () => {
+  test('a field of the wrong type is rejected alone; a body that is no object is invalid', () => {
     const stats = parseIndexStats(
       { storage_usage: '7000', daily_query_count: 3, update_latency_mean: [{ y: 1 }] },
       'stats',

@@ -103,7 +103,7 @@ describe('parseQstashUsers', () => {
     expect(error.message).toContain('GET https://api.upstash.com/v2/qstash/users');
   });
 
-  // Contract 6.3: only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
+  // Only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
   test('a region of the wrong type is left out alone (an empty label) and named', async () => {
     const { entries, rejected } = await parseQstashUsers([{ ...USER, region: 1 }]);
     expect(entries[0]!.region).toBe('');

@@ -26,7 +26,7 @@ describe('parseQueues', () => {
     });
   });
 
-  // Contract 6.3: only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
+  // Only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
   test.each([
     ['lag a string', [{ name: 'q', lag: '5', paused: true }], 'lag', { name: 'q', paused: true }],
     ['paused a number', [{ name: 'q', paused: 1, lag: 3 }], 'paused', { name: 'q', lag: 3 }],

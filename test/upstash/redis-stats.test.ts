@@ -151,7 +151,7 @@ describe('parseRedisStats', () => {
     expect(stats.values).toEqual({ hits: 0, total_monthly_produce: 0 });
   });
 
-  // Changed with contract 6.3: command_counts and total_monthly_bandwidth are known fields now (the
+  // command_counts and total_monthly_bandwidth are known fields now (the
   // first, not a list, is rejected alone; the second exported); unknown fields are still ignored.
   test('fields the exporter does not know are ignored, whatever their shape', () => {
     const stats = parseRedisStats({
@@ -175,7 +175,7 @@ describe('parseRedisStats', () => {
     expect(stats.sampleTimestampMs).toBe(T0 + (SERIES_FIELDS.length - 1) * 1000);
   });
 
-  // Changed with contract 6.3: these used to fail the whole body as invalid_response; now the field is
+  // These used to fail the whole body as invalid_response; now the field is
   // skipped alone and named in `rejected`, and the other fields still export.
   test.each([
     ['an x that is not a Go time', { hits: [{ x: '2025-08-31T15:12:00Z', y: 1 }] }, 'hits'],

@@ -66,7 +66,7 @@ describe('parseSchedules', () => {
     expect((await invalidAsync(() => parseSchedules(body))).message).toContain(field);
   });
 
-  // Contract 6.3: only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
+  // Only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
   test('a missing cron is absent; a nextScheduleTime of the wrong type is left out alone and named', async () => {
     expect(await parseSchedules([{ scheduleId: 's' }])).toEqual({
       entries: [{ id: 's', paused: false, lastRunFailed: false }],

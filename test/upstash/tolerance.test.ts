@@ -9,10 +9,10 @@ import { parseSchedules } from '../../src/upstash/schedules.js';
 import { parseUrlGroups } from '../../src/upstash/url-groups.js';
 import { invalidAsync } from '../helpers/invalid.js';
 
-// One tolerance rule per kind of field, for every listing (contract 6.3): the key field is
-// all-or-nothing; any other field of the wrong type is left out of its entry alone and named, the
-// entry and the rest of the listing kept. Each listing: a valid entry, its key field, one optional
-// text or flag and one optional number field (JSON text, so that 1e400 arrives as JSON.parse reads it).
+// One tolerance rule per kind of field, for every listing (docs/metrics.md, Redis database statistics): the
+// key field is all-or-nothing; any other field of the wrong type is left out of its entry alone and named,
+// the entry and the rest of the listing kept. Each listing: a valid entry, its key field, one optional text
+// or flag and one optional number field (JSON text, so that 1e400 arrives as JSON.parse reads it).
 interface ListingCase {
   readonly parse: (json: unknown) => Promise<Listing<object>>;
   readonly entry: Record<string, unknown>;

@@ -64,7 +64,7 @@ describe('parseUrlGroups', () => {
     expect((await invalidAsync(() => parseUrlGroups(body))).message).toContain(where);
   });
 
-  // Contract 6.3: only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
+  // Only the key field is all-or-nothing (tested for every listing in tolerance.test.ts).
   test.each([
     ['a timestamp as text', { createdAt: '2025-01-01' }, 'createdAt', { updatedAt: 2, endpointCount: 0 }],
     ['an endpoint without url', { endpoints: [{ name: 'e' }] }, 'endpoints', { createdAt: 1, updatedAt: 2 }],

@@ -86,7 +86,7 @@ The pod template shared by the Deployment and the StatefulSet.
 {{- $tls := include "upstash-exporter.tls" . -}}
 {{- $scheme := ternary "HTTPS" "HTTP" (eq $tls "true") -}}
 {{- $healthz := dict "httpGet" (dict "path" "/healthz" "port" "http" "scheme" $scheme) -}}
-{{- /* The probes are open under basic auth (CONTRACT-v0.3 9.5): readiness is /readyz in every variant. */}}
+{{- /* Probes are open under basic auth (docs/operations.md, Endpoints): readiness is /readyz always. */}}
 {{- $readyz := dict "httpGet" (dict "path" "/readyz" "port" "http" "scheme" $scheme) -}}
 {{- if include "upstash-exporter.clientAuth" . -}}
 {{- $healthz = dict "tcpSocket" (dict "port" "http") -}}
