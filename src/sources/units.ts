@@ -142,7 +142,7 @@ function sourceUnit(
         unit: id,
         signal,
         deadline,
-        events: deps.events.of(entry.key),
+        events: deps.events.of(entry.key, kind.name),
         ...(entry.databases !== undefined && { databases: entry.databases }),
       });
       // The news is applied once the poller has recorded the listing, and only if no reload has
