@@ -7,9 +7,10 @@ import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
 
-// Issue 27: a worker death forgets nothing (contract sections 3 and 9.5). What was published survives
-// the worker (values, health series, counters); the polls in flight count a failure of their own
-// (`worker_died`); the restarted worker continues from the published counters; deaths are counted;
+// A worker death forgets nothing (docs/architecture.md, One poll, from body to bytes). What was
+// published survives the worker (values, health series, counters); the polls in flight or started
+// since the last publication count a failure of their own (`worker_died`); the restarted worker
+// continues from the published counters and event starts; deaths are counted;
 // /readyz and the landing page say the truth while the worker is down; a reload is answered once it
 // took effect. The worker is the real one with a death injected (test/helpers/dying-poll-worker.ts).
 
