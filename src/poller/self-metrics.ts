@@ -40,9 +40,10 @@ export interface SelfMetrics {
 
 /**
  * Creates the counts, continuing from `from` (what a dead worker last published, its counters
- * included: they never go back to 0), or from nothing.
+ * included: they never go back to 0), or from nothing; `onPollStarted` hears each unit's key
+ * ({@link healthKey}) as its poll starts.
  */
-export function createSelfMetrics(from?: HealthState): SelfMetrics {
+export function createSelfMetrics(from?: HealthState, onPollStarted?: (key: string) => void): SelfMetrics {
   const units = new Map<string, HealthRecord>(
     [...(from?.units ?? [])].map(([key, record]) => [key, copy(record)]),
   );
@@ -74,6 +75,7 @@ export function createSelfMetrics(from?: HealthState): SelfMetrics {
     pollStarted(labels) {
       const health = unit(labels);
       health.polls = (health.polls ?? 0) + 1;
+      onPollStarted?.(healthKey(labels));
     },
     pollSucceeded(labels, durationSeconds, atSeconds) {
       const health = unit(labels);

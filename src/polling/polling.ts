@@ -16,6 +16,8 @@ export interface PollingOptions {
   readonly version: string;
   /** What a dead worker last published, for a restarted one to continue from. */
   readonly carried?: Carried;
+  /** Hears each unit's health key as its poll starts (told to the serving thread at once). */
+  readonly onPollStarted?: (key: string) => void;
 }
 
 /** The polling side of the exporter, built from one Config: what the poll worker runs. */
@@ -40,7 +42,7 @@ export interface Polling {
  */
 export function createPolling(config: Config, options: PollingOptions): Polling {
   const { logger, carried } = options;
-  const metrics = createSelfMetrics(carried?.health);
+  const metrics = createSelfMetrics(carried?.health, options.onPollStarted);
   const series = new DataSeries(DATA_METRICS);
   series.adopt(carried?.held ?? []);
   const plan = new PollPlan({
@@ -65,7 +67,9 @@ export function createPolling(config: Config, options: PollingOptions): Polling 
     plan.known.size !== knownSent.size ||
     [...plan.known].some(([key, listed]) => knownSent.get(key) !== listed);
   // A poll replaces an event state whole (never edits one), so a state's identity says whether it moved.
-  let eventsSent = eventStates(plan.events);
+  // Nothing sent yet: the first publication carries every entry's start, so that W outlives a worker
+  // that dies before its first poll lands (docs/metrics.md, Delivery errors and workflow runs).
+  let eventsSent = new Map<string, unknown>();
   const eventsMoved = (): boolean => {
     const now = eventStates(plan.events);
     return now.size !== eventsSent.size || [...now].some(([key, state]) => eventsSent.get(key) !== state);
@@ -136,11 +140,16 @@ function ownBytes(text: string): Buffer {
   return bytes;
 }
 
-/** Every entry's event states by `<entry key>/<source>/<state>`, and how many sources read the SDK path. */
+/**
+ * Every entry's event states by `<entry key>/<source>/<state>`, its sources' starts by
+ * `<entry key> <source>`, its own by `<entry key> `, and how many sources read the SDK path.
+ */
 function eventStates(events: ReadonlyMap<string, EntryEvents>): Map<string, unknown> {
   const out = new Map<string, unknown>();
   for (const [key, entry] of events) {
     out.set(key, entry.sdkPaths.size);
+    out.set(`${key} `, entry.since);
+    for (const [source, start] of entry.starts) out.set(`${key} ${source}`, start);
     for (const [name, state] of entry.states) out.set(`${key}/${name}`, state);
   }
   return out;

@@ -124,6 +124,11 @@ export type FromWorker =
   /** One log line, formatted and redacted by the worker's logger, for the process's destination. */
   | { readonly type: 'log'; readonly line: string }
   | { readonly type: 'publish'; readonly publication: Publication }
+  /**
+   * A unit's poll started (its health key), said at once rather than with the next publication: a
+   * death before that publication is blamed on it (docs/metrics.md, The exporter itself).
+   */
+  | { readonly type: 'polling'; readonly unit: string }
   | Reply;
 
 /** Every buffer of a publication, to be transferred (moved, not copied) with it. */

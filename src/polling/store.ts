@@ -26,9 +26,9 @@ const RESTARTS = '\u0001restarts';
  * What the poll workers published, on the serving thread: the one owner of what /metrics, /readyz
  * and the landing page say of the polls. The data section is each unit's bytes as handed over; the
  * health section is rendered here from the records handed over (counts, small), so that it outlives
- * a worker: a death is counted on it (`worker_died` for each poll in flight,
- * `upstash_exporter_poll_worker_restarts_total`), and a restarted worker is handed it back to
- * continue from ({@link carried}). Nothing here is lost when a worker dies.
+ * a worker: a death is counted on it (`worker_died` for each poll in flight or started since the
+ * last publication, `upstash_exporter_poll_worker_restarts_total`), and a restarted worker is handed
+ * it back to continue from ({@link carried}). Nothing here is lost when a worker dies.
  */
 export class PollStore {
   // Its families come with the worker's first publication (Publication.catalogue).
@@ -44,6 +44,8 @@ export class PollStore {
   /** Ready once, ready through a restart: the restarted worker's first polls do not make it unready. */
   #wasReady = false;
   #restarts = 0;
+  /** The units (health keys) whose poll started after the last publication, which does not say so. */
+  readonly #startedSince = new Set<string>();
 
   readonly data: Section = {
     version: () => this.#data.version,
@@ -73,27 +75,38 @@ export class PollStore {
     this.#rows = undefined;
     if (publication.known !== undefined) this.#known = publication.known;
     if (publication.events !== undefined) this.#events = publication.events;
+    this.#startedSince.clear();
+  }
+
+  /** The worker says a unit's poll started (its health key); the next publication says the rest. */
+  pollStarted(key: string): void {
+    this.#startedSince.add(key);
   }
 
   /**
-   * The worker died: each unit whose poll was in flight at the last publication counts a failed poll
-   * (`worker_died`, so that `upstash_up` is 0 and the failure alerts fire), and the death is counted.
-   * Everything else stays as it was: values, health series, counters, last successes.
+   * The worker died: each unit whose poll was in flight at the last publication, or started after it
+   * (its result, if any, was not published), counts a failed poll (`worker_died`, so that `upstash_up`
+   * is 0 and the failure alerts fire; docs/metrics.md, The exporter itself), a start the publication
+   * did not count is counted, and so is the death. Everything else stays as it was: values, health
+   * series, counters, last successes.
    */
   workerDied(): void {
     this.#restarts++;
     const changed: UnitChange[] = [{ id: RESTARTS, unit: renderUnit(restartSamples(this.#restarts)) }];
     this.#rows = this.status().map((row) => {
-      if (!row.running) return row;
       const key = healthKey(row.labels);
+      const started = this.#startedSince.has(key);
+      if (!row.running && !started) return row;
       const record = this.#records.get(key);
       if (record !== undefined) {
         record.up = 0;
+        if (started) record.polls = (record.polls ?? 0) + 1;
         record.failures.set('worker_died', (record.failures.get('worker_died') ?? 0) + 1);
         changed.push({ id: key, unit: renderUnit(unitSamples(record)) });
       }
       return { ...row, running: false, outcome: 'worker_died', error: 'worker_died' };
     });
+    this.#startedSince.clear();
     this.#status = undefined;
     this.#health.apply(changed);
   }

@@ -268,6 +268,9 @@ export class PollThread implements PolledSections, SectionsMoved {
       case 'publish':
         this.#take(message.publication);
         return;
+      case 'polling':
+        this.#store.pollStarted(message.unit);
+        return;
       default: {
         const pending = this.#pending.get(message.id);
         this.#pending.delete(message.id);

@@ -4,7 +4,7 @@ import { fetchQstashEgressIps } from '../upstash/qstash-egress-ips.js';
 import { POLLED_AUDIT } from './audit-logs.js';
 import { counted, type SourceKind } from './source.js';
 
-/** Ranges exported one by one at most (contract 10.4); the count says them all. */
+/** Ranges exported one by one at most (docs/metrics.md, The account's safety); the count says them all. */
 export const MAX_EGRESS_RANGES = 100;
 
 const METRICS = {
@@ -28,7 +28,7 @@ export function egressSamples(account: string, ranges: readonly string[]): Sampl
   ];
 }
 
-/** QStash's outgoing IPv4 ranges, on `audit_interval` (contract 10.4), with the entry's credentials. */
+/** QStash's outgoing IPv4 ranges, on `audit_interval` (docs/configuration.md), with the entry's credentials. */
 export const qstashEgressIps: SourceKind<'qstash_egress_ips'> = {
   name: 'qstash_egress_ips',
   per: 'account',

@@ -40,7 +40,10 @@ export interface UnitDeps {
    * until the next listing.
    */
   readonly known: Map<string, Listed>;
-  /** The event sources' state of each entry; it outlives reloads as `known` does. */
+  /**
+   * The event sources' state of each entry (docs/metrics.md, Delivery errors and workflow runs); it
+   * outlives reloads as `known` does.
+   */
   readonly events: EventStore;
   /** A listing learnt an entry's IDs: `units` are now the whole family `family` of group `key`. */
   readonly onDiscovered: (key: string, family: string, units: readonly PollUnit[]) => void;
@@ -142,7 +145,7 @@ function sourceUnit(
         unit: id,
         signal,
         deadline,
-        events: deps.events.of(entry.key),
+        events: deps.events.of(entry.key, kind.name),
         ...(entry.databases !== undefined && { databases: entry.databases }),
       });
       // The news is applied once the poller has recorded the listing, and only if no reload has

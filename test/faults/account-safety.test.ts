@@ -217,6 +217,29 @@ describe('teams and QStash egress IPs', () => {
     );
     expect(samples.filter((s) => s.name === 'upstash_qstash_egress_ip_range_info')).toHaveLength(100);
   });
+
+  test('a string that is not a CIDR refuses the list: invalid_response, and no cidr label made of it', async () => {
+    const h = await harness({ managementSources: ['qstash_egress_ips'] });
+    await until(h, 'egress polled', (s) => up(s, 'qstash_egress_ips') === 1);
+    const invalid = (s: ParsedSample[]) =>
+      valueOf(s, 'upstash_exporter_poll_failures_total', {
+        source: 'qstash_egress_ips',
+        account: 'main',
+        reason: 'invalid_response',
+      }) ?? 0;
+    for (const bad of ['....', '::::', 'cafe', '10.0.0.1/999', '999.999.999.999/32']) {
+      const before = invalid((await h.scrape()).samples);
+      h.sim.setEgressRanges(['3.125.136.186/32', bad]);
+      const samples = await until(h, `${bad} refused`, (s) => invalid(s) > before);
+      expect(up(samples, 'qstash_egress_ips')).toBe(0);
+      expect(samples.some((s) => s.labels.cidr === bad)).toBe(false);
+    }
+    // A list of CIDRs is read again.
+    h.sim.setEgressRanges(['2001:db8::/32', '10.0.0.0/8']);
+    const samples = await until(h, 'the valid list', (s) => up(s, 'qstash_egress_ips') === 1);
+    expect(valueOf(samples, 'upstash_qstash_egress_ip_ranges', { account: 'main' })).toBe(2);
+    expect(valueOf(samples, 'upstash_qstash_egress_ip_range_info', { cidr: '2001:db8::/32' })).toBe(1);
+  });
 });
 
 describe('personal data', () => {

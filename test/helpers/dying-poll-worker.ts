@@ -1,11 +1,12 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 
 // The real poll worker with a death injected, for the tests of what a death does
 // (test/polling/thread): POLL_WORKER_DEATH is `exit` (process.exit(7) inside the worker), `throw` (an
 // uncaught error) or `oom` (allocates until the heap limit kills it: give the app pollWorkerLimits),
 // some time after it started (POLL_WORKER_DEATH_AFTER_MS), or once the file POLL_WORKER_DEATH_WHEN
-// names exists (the test says when); `exit-at-start`: process.exit(7) before
+// names exists (the test says when; the worker removes it as it dies, so that one restarted with the
+// same variables waits for the test's next word); `exit-at-start`: process.exit(7) before
 // the worker loads, so before it publishes anything; `exit-on-reload`: process.exit(7) as soon as a
 // reload reaches it, so that the reload is pending at the death. A worker copies the environment when
 // it is created, so a test that clears the variable gets a healthy worker at the restart.
@@ -24,6 +25,7 @@ const deathAt = (die: () => void): void => {
   const check = setInterval(() => {
     if (!existsSync(when)) return;
     clearInterval(check);
+    rmSync(when, { force: true });
     die();
   }, 50);
 };

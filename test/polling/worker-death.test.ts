@@ -8,10 +8,11 @@ import { createLogger } from '../../src/logger.js';
 import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
 
 // A worker death forgets nothing (docs/troubleshooting.md, UpstashExporterPollWorkerRestarting). What was
-// published survives the worker (values, health series, counters); the polls in flight count a failure of
-// their own (`worker_died`); the restarted worker continues from the published counters; deaths are counted;
-// /readyz and the landing page say the truth while the worker is down; a reload is answered once it took
-// effect. The worker is the real one with a death injected (test/helpers/dying-poll-worker.ts).
+// published survives the worker (values, health series, counters); the polls in flight or started
+// since the last publication count a failure of their own (`worker_died`); the restarted worker
+// continues from the published counters and event starts; deaths are counted;
+// /readyz and the landing page say the truth while the worker is down; a reload is answered once it
+// took effect. The worker is the real one with a death injected (test/helpers/dying-poll-worker.ts).
 
 const DYING_WORKER = new URL('../helpers/dying-poll-worker.js', import.meta.url);
 const DIED = 'the poll worker died; restarting it, and polling with it';
@@ -45,6 +46,10 @@ async function running(
     intervalSeconds?: number;
     when?: string;
     qstashSources?: NonNullable<Parameters<typeof testConfig>[1]>['qstashSources'];
+    /** Hears each request of the simulator as it arrives (its route). */
+    onRequest?: (route: string) => void;
+    /** Runs before the exporter starts (a fault its first polls meet). */
+    beforeStart?: (sim: Simulator) => void;
   } = {},
 ): Promise<void> {
   const sim = await startSimulator({
@@ -52,7 +57,9 @@ async function running(
     email: EMAIL,
     apiKey: API_KEY,
     databases: ['db-a'],
+    ...(options.onRequest !== undefined && { onRequest: options.onRequest }),
   });
+  options.beforeStart?.(sim);
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger('info', {
     write: (line: string) => {
@@ -266,4 +273,116 @@ describe('a poll worker that dies while the event sources count', () => {
     );
     rmSync(dir, { recursive: true, force: true });
   }, 90_000);
+});
+
+describe('a poll worker that dies before any event state was published', () => {
+  it('hands the start time to the restarted worker: the events since start-up are counted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'worker-death-'));
+    const trigger = join(dir, 'die');
+    const LOGS = 'source="qstash_logs",account="eu",database_id="",qstash_id="",index_id=""';
+    const errors = (body: string) =>
+      value(body, /^upstash_qstash_delivery_errors_total\{account="eu",[^}]*code="502"\} (\d+)$/m);
+    const serverErrors = (body: string) =>
+      value(
+        body,
+        new RegExp(`^upstash_exporter_poll_failures_total\\{${LOGS},reason="server_error"\\} (\\d+)$`, 'm'),
+      );
+    await running(
+      'throw',
+      0,
+      async ({ sim, get }) => {
+        // Five delivery errors after the start, while /v2/logs answers 503: no poll moves an event state.
+        const time = Date.now();
+        sim.setQstashLogs(
+          [1, 2, 3, 4, 5].map((n) => ({
+            time,
+            messageId: `msg-${n}`,
+            state: 'ERROR',
+            url: 'https://api.example.com/hook',
+            responseStatus: 502,
+          })),
+        );
+        const failing = serverErrors((await get('/metrics')).body);
+        await eventually('two more polls failed', async () =>
+          serverErrors((await get('/metrics')).body) >= failing + 2 ? true : undefined,
+        );
+        writeFileSync(trigger, '');
+        await eventually('the death counted', async () =>
+          restarts((await get('/metrics')).body) >= 1 ? true : undefined,
+        );
+        sim.setFault('qstash_logs', null);
+        // The restarted worker reads from the start time its predecessor published, not its own.
+        const counted = await eventually('the errors counted', async () => {
+          const body = (await get('/metrics')).body;
+          return errors(body) > 0 ? body : undefined;
+        });
+        expect(errors(counted)).toBe(5);
+      },
+      {
+        when: trigger,
+        qstashSources: ['flow_control', 'qstash_logs'],
+        beforeStart: (sim) => sim.setFault('qstash_logs', { kind: 'status', status: 503 }),
+      },
+    );
+    rmSync(dir, { recursive: true, force: true });
+  }, 90_000);
+});
+
+describe('a poll worker that dies inside a poll begun less than a second before', () => {
+  for (const source of ['qstash_logs', 'dlq'] as const) {
+    it(`blames the death on that ${source} poll: worker_died twice for two deaths, upstash_up 0`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'worker-death-'));
+      const trigger = join(dir, 'die');
+      const UNIT = `source="${source}",account="eu",database_id="",qstash_id="",index_id=""`;
+      const died = (body: string) =>
+        value(
+          body,
+          new RegExp(`^upstash_exporter_poll_failures_total\\{${UNIT},reason="worker_died"\\} (\\d+)$`, 'm'),
+        );
+      const unitUp = (body: string) => value(body, new RegExp(`^upstash_up\\{${UNIT}\\} (\\d+)$`, 'm'));
+      const unitPolls = (body: string) =>
+        value(body, new RegExp(`^upstash_exporter_polls_total\\{${UNIT}\\} (\\d+)$`, 'm'));
+      // The next two requests of the source kill the worker as they arrive (the worker sees the file
+      // within 50 ms, long before its next publication a second later); the poll hangs meanwhile.
+      let deaths = 0;
+      const onRequest = (route: string): void => {
+        if (route !== source || deaths >= 2) return;
+        deaths++;
+        writeFileSync(trigger, '');
+      };
+      let armed = false;
+      await running(
+        'throw',
+        0,
+        async ({ sim, get }) => {
+          const first = await eventually('the first polls published', async () => {
+            const body = (await get('/metrics')).body;
+            return unitUp(body) === 1 ? body : undefined;
+          });
+          // Every worker from now on can die so (the variables are copied as each is created).
+          process.env.POLL_WORKER_DEATH = 'throw';
+          process.env.POLL_WORKER_DEATH_WHEN = trigger;
+          sim.setFault(source, { kind: 'hang' });
+          armed = true;
+          const after = await eventually('two deaths counted', async () => {
+            const body = (await get('/metrics')).body;
+            return restarts(body) >= 2 ? body : undefined;
+          });
+          expect(deaths).toBe(2);
+          expect(died(after)).toBe(2);
+          expect(unitUp(after)).toBe(0);
+          // Each poll that died was started and counted: failures never outnumber polls.
+          expect(unitPolls(after)).toBeGreaterThanOrEqual(unitPolls(first) + 2);
+        },
+        {
+          when: trigger,
+          qstashSources: ['flow_control', source],
+          onRequest: (route) => {
+            if (armed) onRequest(route);
+          },
+        },
+      );
+      rmSync(dir, { recursive: true, force: true });
+    }, 90_000);
+  }
 });

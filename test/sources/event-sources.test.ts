@@ -164,6 +164,43 @@ describe('qstash_logs end to end', () => {
     expect(watermark(again)).toBeGreaterThan(T / 1000);
   });
 
+  it('a source removed by one reload and listed again by another starts afresh at that reload', async () => {
+    const harness = await start({ qstashSources: ['flow_control', 'qstash_logs'] });
+    const T = Date.now();
+    const first = [1, 2, 3].map((n) => log(T, `m${n}`, 'FAILED', { url: SECRET_URL }));
+    harness.sim.setQstashLogs(first);
+    const failed = (s: ParsedSample[]) =>
+      valueOf(s, 'upstash_qstash_deliveries_failed_total', { account: 'eu' });
+    const watermark = (s: ParsedSample[]) =>
+      valueOf(s, 'upstash_qstash_logs_watermark_timestamp_seconds', { state: 'FAILED' });
+    await eventually('three counted', async () =>
+      failed((await harness.scrape()).samples) === 3 ? true : undefined,
+    );
+    // The entry stays (flow_control), its qstash_logs goes; five fail while it is not configured.
+    const [eu] = harness.config.qstash;
+    await harness.app.reload({ ...harness.config, qstash: [{ ...eu!, sources: ['flow_control'] }] });
+    expect(failed((await harness.scrape()).samples)).toBeUndefined();
+    const absent = Date.now();
+    const meanwhile = [4, 5, 6, 7, 8].map((n) => log(absent, `m${n}`, 'FAILED', { url: SECRET_URL }));
+    harness.sim.setQstashLogs([...first, ...meanwhile]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const back = Date.now();
+    await harness.app.reload(harness.config);
+    const again = await afterPolls(harness, 'qstash_logs', 2, (s) =>
+      watermark(s) === undefined ? undefined : s,
+    );
+    // Neither the three counted before nor the five of its absence: its W is the reload's time.
+    expect(failed(again)).toBeUndefined();
+    expect(watermark(again)).toBeGreaterThanOrEqual(back / 1000);
+    // And it counts what comes after.
+    harness.sim.setQstashLogs([...first, ...meanwhile, log(Date.now(), 'm9', 'FAILED', { url: SECRET_URL })]);
+    const counted = await eventually('the new one counted', async () => {
+      const s = (await harness.scrape()).samples;
+      return failed(s) === undefined ? undefined : s;
+    });
+    expect(failed(counted)).toBe(1);
+  });
+
   it('reads the SDK path after a 404 on the documented one, says so once, and counts both requests', async () => {
     const harness = await start({ qstashSources: ['qstash_logs'] });
     harness.sim.setFault('qstash_logs', { kind: 'status', status: 404 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { fetchAuditLogs, parseAuditLogs, viaOf } from '../../src/upstash/audit-logs.js';
 import { UpstashClient } from '../../src/upstash/client.js';
-import { fetchQstashEgressIps, parseQstashEgressIps } from '../../src/upstash/qstash-egress-ips.js';
+import { fetchQstashEgressIps, isCidr, parseQstashEgressIps } from '../../src/upstash/qstash-egress-ips.js';
 import { fetchTeamRoles, fetchTeams, parseTeamMembers, parseTeams } from '../../src/upstash/teams.js';
 import { invalidAsync } from '../helpers/invalid.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
@@ -190,6 +190,42 @@ describe('QStash egress IPs', () => {
     await invalidAsync(() => parseQstashEgressIps([1]));
     await invalidAsync(() => parseQstashEgressIps(['not a range']));
     await invalidAsync(() => parseQstashEgressIps({ ips: [] }));
+  });
+
+  test('a range is a CIDR in canonical text: an IPv4 or IPv6 address and a decimal prefix in bounds', async () => {
+    for (const cidr of [
+      '3.125.136.186/32',
+      '0.0.0.0/0',
+      '10.0.0.0/8',
+      '::/0',
+      '2001:db8::/32',
+      'FE80::1/128',
+      '::ffff:1.2.3.4/96',
+    ])
+      expect(isCidr(cidr), cidr).toBe(true);
+    for (const text of [
+      '....',
+      '::::',
+      'cafe',
+      '10.0.0.1/999',
+      '999.999.999.999/32',
+      '10.0.0.1/33',
+      '2001:db8::/129',
+      '10.0.0.1/08',
+      '10.0.0.1/',
+      '/32',
+      '10.0.0.1',
+      '010.0.0.1/32',
+      '1.2.3/24',
+      'fe80::1%eth0/64',
+      '10.0.0.1/32/32',
+      '10.0.0.1/+8',
+      ' 10.0.0.1/32',
+    ])
+      expect(isCidr(text), text).toBe(false);
+    // One bad range refuses the list, as a word does.
+    for (const bad of ['....', '::::', 'cafe', '10.0.0.1/999', '999.999.999.999/32'])
+      await invalidAsync(() => parseQstashEgressIps(['3.125.136.186/32', bad]));
   });
 
   test('GET {url}/v2/qstash/ipv4 with the entry’s credentials (the reference asks none)', async () => {
