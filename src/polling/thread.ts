@@ -41,7 +41,6 @@ const STOP_GRACE_MS = 3_000;
 
 /** A request waiting for its reply. */
 interface Pending {
-  readonly type: Request['type'];
   readonly resolve: (reply: Reply) => void;
   readonly reject: (error: Error) => void;
 }
@@ -252,7 +251,6 @@ export class PollThread implements PolledSections, SectionsMoved {
   ): Promise<Replies[T] | undefined> {
     return new Promise<Replies[T] | undefined>((resolve, reject) => {
       this.#pending.set(message.id, {
-        type: message.type,
         resolve: (reply) => resolve(reply as Replies[T]),
         reject: (error) => (error instanceof WorkerExited ? resolve(undefined) : reject(error)),
       });
