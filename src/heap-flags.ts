@@ -1,9 +1,11 @@
+import { setFlagsFromString } from 'node:v8';
+
 // V8 sizes its heap for throughput: a large account's first poll grows the young generation to 32 MB
 // and the old one to several times what stays live, and neither shrinks back. For a daemon that
 // idles between polls, memory matters more: with these flags the benchmark's large state rests at
 // ~110 MB resident instead of ~170 MB under V8's own sizing, for more CPU in garbage collection
-// (BENCHMARKS.md, README "Memory"). main.ts sets them before the program's modules load (and the poll
-// worker again, as creating its thread resets one of them: polling/worker.ts), so that
+// (BENCHMARKS.md, README "Memory"). main.ts applies them before the program's modules load (and the
+// poll worker again, as creating its thread resets one of them: polling/worker.ts), so that
 // `npm start`, the bin and the image all run with them.
 //
 // The young generation: `--max-semi-space-size` says it directly but is read only when the heap is
@@ -31,4 +33,9 @@ export function heapFlags(execArgv: readonly string[], nodeOptions = ''): string
   return HEAP_FLAGS.filter(({ unlessGiven }) => !unlessGiven.some((name) => given.has(name))).map(
     ({ flag }) => flag,
   );
+}
+
+/** Sets {@link heapFlags} for this process, from its own Node options: at start, and after a thread starts. */
+export function applyHeapFlags(): void {
+  for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
 }
