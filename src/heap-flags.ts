@@ -35,7 +35,10 @@ export function heapFlags(execArgv: readonly string[], nodeOptions = ''): string
   );
 }
 
-/** Sets {@link heapFlags} for this process, from its own Node options: at start, and after a thread starts. */
+/**
+ * Sets {@link heapFlags} for this process, from its own Node options: at start, and again once a thread
+ * has started (creating one resets a setting).
+ */
 export function applyHeapFlags(): void {
   for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
 }
