@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createApp } from './app.js';
 import { ConfigError, problemLines } from './config/errors.js';
-import { loadConfig, loadFlagSettings } from './config/load.js';
+import { loadConfig, loadFlagSettings, type FlagOverrides } from './config/load.js';
 import { summarizeConfig } from './config/summary.js';
 import type { Config } from './config/types.js';
 import type { Simulator } from './demo/simulator.js';
@@ -9,32 +9,150 @@ import { createLogger } from './logger.js';
 import { readWebFiles } from './server/web-settings.js';
 import { readBuildInfo, versionText } from './version.js';
 
-const USAGE = `Usage: upstash-exporter [flags]
+/** A flag of the command line: how it is parsed, its lines in --help, and the setting it overrides. */
+interface Flag {
+  readonly type: 'string' | 'boolean';
+  readonly multiple?: boolean;
+  readonly short?: string;
+  /** How --help names its value (none for a switch). */
+  readonly value?: string;
+  readonly help: readonly string[];
+  /** The setting it overrides in the configuration (config/load.ts, FlagOverrides). */
+  readonly override?: keyof FlagOverrides;
+}
+
+/** Every flag, in the order of --help; the parser, the help and the overrides derive from it. */
+const FLAGS = {
+  config: {
+    type: 'string',
+    value: 'FILE',
+    help: [
+      'YAML config file (env UPSTASH_EXPORTER_CONFIG); without it,',
+      'configuration comes from QSTASH_TOKEN, UPSTASH_EMAIL, … (docs/configuration.md)',
+    ],
+  },
+  'web.listen-address': {
+    type: 'string',
+    value: 'HOST:PORT',
+    help: ['where the metrics are served (default ":9645")'],
+    override: 'listenAddress',
+  },
+  'web.telemetry-path': {
+    type: 'string',
+    value: 'PATH',
+    help: ['the path of the metrics (default "/metrics")'],
+    override: 'telemetryPath',
+  },
+  'web.config.file': {
+    type: 'string',
+    value: 'FILE',
+    help: ['TLS and basic auth for our endpoints (exporter-toolkit format)'],
+    override: 'webConfigFile',
+  },
+  'web.enable-lifecycle': {
+    type: 'boolean',
+    help: ['let POST /-/reload reload the configuration, as SIGHUP does'],
+    override: 'webEnableLifecycle',
+  },
+  'metrics.allow': {
+    type: 'string',
+    multiple: true,
+    value: 'REGEX',
+    help: [
+      'show only the metric families whose name matches (repeatable;',
+      'anchored at both ends; replaces metrics.allow of the file)',
+    ],
+    override: 'metricsAllow',
+  },
+  'metrics.deny': {
+    type: 'string',
+    multiple: true,
+    value: 'REGEX',
+    help: [
+      'leave out the metric families whose name matches (repeatable;',
+      'replaces metrics.deny of the file)',
+    ],
+    override: 'metricsDeny',
+  },
+  'log.level': {
+    type: 'string',
+    value: 'LEVEL',
+    help: ['debug, info, warn or error (default "info")'],
+    override: 'logLevel',
+  },
+  'log.format': {
+    type: 'string',
+    value: 'FORMAT',
+    help: ['json (one object per line) or text (for terminals; default "json")'],
+    override: 'logFormat',
+  },
+  shard: {
+    type: 'string',
+    value: 'N|auto',
+    help: ["this process's shard, 0-based; auto reads it from the host name"],
+    override: 'shard',
+  },
+  'total-shards': {
+    type: 'string',
+    value: 'M',
+    help: ['how many shards share the configuration (default 1)'],
+    override: 'totalShards',
+  },
+  demo: { type: 'boolean', help: ['run against an embedded simulator of Upstash; no credentials needed'] },
+  'check-config': {
+    type: 'boolean',
+    help: ['validate the configuration, print a redacted summary, exit 0 or 2'],
+  },
+  version: { type: 'boolean', help: ['print the version and the revision it was built from, and exit'] },
+  help: { type: 'boolean', short: 'h', help: ['print this help and exit'] },
+} as const satisfies Record<string, Flag>;
+
+type FlagValues = ReturnType<typeof parseFlags>;
+
+/**
+ * What the flags that override a setting give it, keyed by the setting; a flag whose parsed value does
+ * not fit its setting is a type error where this is handed to the configuration.
+ */
+type Overrides = {
+  [
+    N in keyof typeof FLAGS as (typeof FLAGS)[N] extends { readonly override: infer K extends string }
+      ? K
+      : never
+  ]: FlagValues[N];
+};
+
+/** The flags given, parsed as the table says; throws on one it does not know or a missing value. */
+function parseFlags(argv: string[]) {
+  return parseArgs({ args: argv, strict: true, allowPositionals: false, options: FLAGS }).values;
+}
+
+/** The settings the given flags override, as the configuration takes them. */
+function overridesOf(values: FlagValues): Overrides {
+  const overrides: Record<string, unknown> = {};
+  for (const [name, flag] of Object.entries(FLAGS) as [keyof FlagValues, Flag][])
+    if (flag.override !== undefined) overrides[flag.override] = values[name];
+  return overrides as Overrides;
+}
+
+/** The column where --help's descriptions start. */
+const HELP_COLUMN = 35;
+
+function usage(): string {
+  const lines = Object.entries(FLAGS).flatMap(([name, flag]: [string, Flag]) => {
+    const value = flag.value === undefined ? '' : ` ${flag.value}`;
+    const head = `  ${flag.short === undefined ? '' : `-${flag.short}, `}--${name}${value}`;
+    return flag.help.map((line, i) => `${(i === 0 ? head : '').padEnd(HELP_COLUMN)}${line}`);
+  });
+  return `Usage: upstash-exporter [flags]
 
 Prometheus exporter for Upstash, on any plan: QStash (flow control, URL groups, queues, schedules,
 dead-letter queues, usage and limits), Redis databases (stats, limits, settings, backups), and Vector
 and Search indexes, polled from the QStash API (a token) and the management API (e-mail, API key).
 
 Flags:
-  --config FILE                    YAML config file (env UPSTASH_EXPORTER_CONFIG); without it,
-                                   configuration comes from QSTASH_TOKEN, UPSTASH_EMAIL, … (docs/configuration.md)
-  --web.listen-address HOST:PORT   where the metrics are served (default ":9645")
-  --web.telemetry-path PATH        the path of the metrics (default "/metrics")
-  --web.config.file FILE           TLS and basic auth for our endpoints (exporter-toolkit format)
-  --web.enable-lifecycle           let POST /-/reload reload the configuration, as SIGHUP does
-  --metrics.allow REGEX            show only the metric families whose name matches (repeatable;
-                                   anchored at both ends; replaces metrics.allow of the file)
-  --metrics.deny REGEX             leave out the metric families whose name matches (repeatable;
-                                   replaces metrics.deny of the file)
-  --log.level LEVEL                debug, info, warn or error (default "info")
-  --log.format FORMAT              json (one object per line) or text (for terminals; default "json")
-  --shard N|auto                   this process's shard, 0-based; auto reads it from the host name
-  --total-shards M                 how many shards share the configuration (default 1)
-  --demo                           run against an embedded simulator of Upstash; no credentials needed
-  --check-config                   validate the configuration, print a redacted summary, exit 0 or 2
-  --version                        print the version and the revision it was built from, and exit
-  -h, --help                       print this help and exit
+${lines.join('\n')}
 `;
+}
 
 const EXIT_CONFIG = 2;
 const EXIT_FATAL = 1;
@@ -51,28 +169,7 @@ export interface Signals {
 export async function main(argv: string[], signals: Signals): Promise<number> {
   let flags;
   try {
-    flags = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        config: { type: 'string' },
-        'web.listen-address': { type: 'string' },
-        'web.telemetry-path': { type: 'string' },
-        'web.config.file': { type: 'string' },
-        'web.enable-lifecycle': { type: 'boolean' },
-        'metrics.allow': { type: 'string', multiple: true },
-        'metrics.deny': { type: 'string', multiple: true },
-        'log.level': { type: 'string' },
-        'log.format': { type: 'string' },
-        shard: { type: 'string' },
-        'total-shards': { type: 'string' },
-        demo: { type: 'boolean' },
-        'check-config': { type: 'boolean' },
-        version: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
+    flags = parseFlags(argv);
   } catch (error) {
     console.error(`upstash-exporter: ${error instanceof Error ? error.message : String(error)}`);
     console.error("Run 'upstash-exporter --help' for the flags.");
@@ -80,7 +177,7 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
   }
   const build = readBuildInfo();
   if (flags.help === true) {
-    process.stdout.write(USAGE);
+    process.stdout.write(usage());
     return 0;
   }
   if (flags.version === true) {
@@ -89,18 +186,8 @@ export async function main(argv: string[], signals: Signals): Promise<number> {
   }
 
   const env = process.env;
-  const overrides = {
-    listenAddress: flags['web.listen-address'],
-    telemetryPath: flags['web.telemetry-path'],
-    logLevel: flags['log.level'],
-    logFormat: flags['log.format'],
-    shard: flags.shard,
-    totalShards: flags['total-shards'],
-    webConfigFile: flags['web.config.file'],
-    webEnableLifecycle: flags['web.enable-lifecycle'],
-    metricsAllow: flags['metrics.allow'],
-    metricsDeny: flags['metrics.deny'],
-  };
+  const overrides = overridesOf(flags);
+
   const configFile =
     flags.config ?? (env.UPSTASH_EXPORTER_CONFIG === '' ? undefined : env.UPSTASH_EXPORTER_CONFIG);
   let config: Config;

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+
 // V8 sizes its heap for throughput and never shrinks it back; for a daemon that idles between polls,
 // memory matters more (docs/architecture.md, Heap settings, has the figures). main.ts sets these before
 // the program's modules load, and the poll worker again, as creating its thread resets one of them
@@ -26,4 +28,12 @@ export function heapFlags(execArgv: readonly string[], nodeOptions = ''): string
   return HEAP_FLAGS.filter(({ unlessGiven }) => !unlessGiven.some((name) => given.has(name))).map(
     ({ flag }) => flag,
   );
+}
+
+/**
+ * Sets {@link heapFlags} for this process, from its own Node options: at start, and again once a thread
+ * has started (creating one resets a setting).
+ */
+export function applyHeapFlags(): void {
+  for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
 }

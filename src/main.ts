@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { setFlagsFromString } from 'node:v8';
-import { heapFlags } from './heap-flags.js';
+import { applyHeapFlags } from './heap-flags.js';
 
 // The process entry. Signal listeners come first, before any module of ours but the dependency-free
 // heap-flags.ts is even loaded: a SIGHUP or SIGTERM while the program starts would otherwise take
@@ -31,7 +30,7 @@ void shutdown.then(() => {
 });
 
 // The program's V8 heap settings (see heap-flags.ts), before the rest of it loads and allocates.
-for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
+applyHeapFlags();
 
 try {
   const { main } = await import('./cli.js');

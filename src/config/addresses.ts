@@ -1,5 +1,6 @@
 // Checks of the addresses in the configuration: where we listen, and where Upstash is.
 
+import { FIXED_PATHS } from '../server/fixed-paths.js';
 import type { Config } from './types.js';
 
 /** What a listen address must be: also the message for one that is not text. */
@@ -16,18 +17,8 @@ export function checkListenAddress(address: string): string | undefined {
   return undefined;
 }
 
-/**
- * The paths our server answers besides the telemetry path (src/server/routes.ts): the landing page,
- * the probes under both names, the lifecycle endpoint. A telemetry path cannot take one of them.
- */
-export const FIXED_WEB_PATHS: readonly string[] = [
-  '/',
-  '/healthz',
-  '/readyz',
-  '/-/healthy',
-  '/-/ready',
-  '/-/reload',
-];
+/** The paths our server answers besides the telemetry path, which cannot take one of them. */
+export const FIXED_WEB_PATHS: readonly string[] = [...FIXED_PATHS.keys()];
 
 /**
  * An error message for a bad `--web.telemetry-path` (node_exporter's flag: where /metrics is served),

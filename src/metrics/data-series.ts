@@ -15,17 +15,17 @@ export interface UnitChange {
  * The poll worker's side of the series it exports, by unit. A large account is ~80,000 series and
  * 14 MB of text, so the bytes are kept once, where they are served: a unit's lines are rendered when
  * its poll lands ({@link renderUnit}) and handed over at the next publication (their memory moves
- * with them); this side keeps only each unit's hash, to know whether a poll changed anything, and its
- * series count. `metrics` are every family a unit may fill, in exposition order (the serving side's
+ * with them); this side keeps only each unit's hash, to know whether a poll changed anything.
+ * `metrics` are every family a unit may fill, in exposition order (the serving side's
  * catalogue of the section).
  */
 export class DataSeries {
   readonly metrics: readonly DataMetric[];
   /**
    * Per unit exported: the hash of the bytes the serving side holds (undefined: none yet, or held
-   * from a dead worker, hash not known), and its series count.
+   * from a dead worker, hash not known).
    */
-  readonly #held = new Map<string, { sent: number | undefined; count: number }>();
+  readonly #held = new Map<string, number | undefined>();
   /** What changed since the last {@link takeChanges}, the latest of each unit. */
   #pending = new Map<string, UnitChange>();
   #version = 0;
@@ -39,7 +39,7 @@ export class DataSeries {
    * count as exported until a poll replaces them or they are dropped, and nothing is sent for them.
    */
   adopt(ids: Iterable<string>): void {
-    for (const id of ids) if (!this.#held.has(id)) this.#held.set(id, { sent: undefined, count: 0 });
+    for (const id of ids) if (!this.#held.has(id)) this.#held.set(id, undefined);
   }
 
   /**
@@ -48,8 +48,8 @@ export class DataSeries {
    */
   replace(id: string, samples: readonly Sample[]): void {
     const unit = renderUnit(samples);
-    const sent = this.#held.get(id)?.sent;
-    this.#held.set(id, { sent, count: unit.count });
+    const sent = this.#held.get(id);
+    if (!this.#held.has(id)) this.#held.set(id, undefined);
     if (sent === unit.hash) {
       // What the serving side holds already: a change still waiting to be sent is moot.
       if (this.#pending.delete(id)) this.#version++;
@@ -76,13 +76,6 @@ export class DataSeries {
     return this.#held.keys();
   }
 
-  /** How many series are exported in all (those adopted from a dead worker not counted). */
-  get size(): number {
-    let total = 0;
-    for (const { count } of this.#held.values()) total += count;
-    return total;
-  }
-
   /** Moves with every change not yet taken. */
   get version(): number {
     return this.#version;
@@ -93,8 +86,7 @@ export class DataSeries {
     const changes = [...this.#pending.values()];
     this.#pending = new Map();
     for (const { id, unit } of changes) {
-      const held = this.#held.get(id);
-      if (held !== undefined && unit !== undefined) held.sent = unit.hash;
+      if (unit !== undefined && this.#held.has(id)) this.#held.set(id, unit.hash);
     }
     return changes;
   }

@@ -77,11 +77,6 @@ export class SectionStore {
     }
   }
 
-  /** Whether a unit has lines here. */
-  has(id: string): boolean {
-    return this.#units.has(id);
-  }
-
   /** The units held, in exposition order. */
   ids(): readonly string[] {
     return this.#ids();

@@ -15,8 +15,6 @@ export interface UnitBytes {
   readonly families: readonly (readonly [name: string, end: number])[];
   /** CRC-32 of `bytes`, mixed with its length: what the worker compares to know the unit changed. */
   readonly hash: number;
-  /** How many series. */
-  readonly count: number;
 }
 
 /**
@@ -61,7 +59,7 @@ export function renderUnit(samples: readonly Sample[]): UnitBytes {
     families.push([name, offset]);
   }
   const hash = bytes.length === 0 ? 0 : (crc32(bytes) ^ bytes.length) >>> 0;
-  return { bytes, families, hash, count: samples.length };
+  return { bytes, families, hash };
 }
 
 /** A family's lines in a unit's bytes, by name (empty when the unit has none of it). */

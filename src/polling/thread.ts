@@ -1,8 +1,7 @@
-import { setFlagsFromString } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { DestinationStream, Logger } from 'pino';
 import type { Config } from '../config/types.js';
-import { heapFlags } from '../heap-flags.js';
+import { applyHeapFlags } from '../heap-flags.js';
 import { logDestination } from '../logger.js';
 import type { Readiness, SourceRow } from '../server/landing-page.js';
 import type { PolledSections, Section, SectionsMoved } from '../server/scrape-cache.js';
@@ -41,7 +40,6 @@ const STOP_GRACE_MS = 3_000;
 
 /** A request waiting for its reply. */
 interface Pending {
-  readonly type: Request['type'];
   readonly resolve: (reply: Reply) => void;
   readonly reject: (error: Error) => void;
 }
@@ -208,9 +206,7 @@ export class PollThread implements PolledSections, SectionsMoved {
     // Creating the worker's isolate reset one of the program's heap settings for the whole process
     // (see worker.ts, which applies them again first thing); this thread applies them again as soon
     // as it hears the worker runs, so that its own young generation does not grow meanwhile.
-    worker.once('online', () => {
-      for (const flag of heapFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
-    });
+    worker.once('online', applyHeapFlags);
     worker.on('message', (message: FromWorker) => this.#receive(message));
     worker.on('error', (error) => {
       failure = error;
@@ -252,7 +248,6 @@ export class PollThread implements PolledSections, SectionsMoved {
   ): Promise<Replies[T] | undefined> {
     return new Promise<Replies[T] | undefined>((resolve, reject) => {
       this.#pending.set(message.id, {
-        type: message.type,
         resolve: (reply) => resolve(reply as Replies[T]),
         reject: (error) => (error instanceof WorkerExited ? resolve(undefined) : reject(error)),
       });

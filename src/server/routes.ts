@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { problemLines, type ConfigProblem } from '../config/errors.js';
 import type { Format } from '../metrics/exposition.js';
+import { FIXED_PATHS, type FixedRoute } from './fixed-paths.js';
 import { landingPage, landingPageCsp, pageView, type Readiness, type SourceRow } from './landing-page.js';
 import { acceptsGzip, CONTENT_TYPES, negotiateFormat } from './negotiate.js';
 import type { Encoding } from './scrape-cache.js';
@@ -39,9 +40,8 @@ interface ServerOptions {
 
 /** The routes of our own HTTP endpoint, as a plain node:http request listener. */
 export function createHandler(options: ServerOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const routes = new Set(['/', options.telemetryPath, ...PROBE_PATHS]);
   return (req, res) => {
-    handle(options, routes, req, res).catch((error: unknown) => {
+    handle(options, req, res).catch((error: unknown) => {
       options.logger.error({ err: error, path: req.url }, 'request failed');
       if (!res.headersSent) sendText(req, res, 500, 'internal error\n');
       else res.destroy();
@@ -66,23 +66,19 @@ function requestQuery(req: IncomingMessage): string {
   return query === -1 ? '' : url.slice(query + 1);
 }
 
-/** The probes, under our names and Prometheus's; they say only up or not, so they need no credentials. */
-export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/-/healthy', '/-/ready']);
-const RELOAD_PATH = '/-/reload';
+/** What answers a request's path: the metrics, a fixed path's route (fixed-paths.ts), or nothing. */
+function routeOf(options: ServerOptions, path: string): FixedRoute | 'metrics' | undefined {
+  return path === options.telemetryPath ? 'metrics' : FIXED_PATHS.get(path)?.route;
+}
 
-async function handle(
-  options: ServerOptions,
-  routes: ReadonlySet<string>,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  const path = requestPath(req);
-  if (path === RELOAD_PATH) {
-    await reload(options, req, res);
+async function handle(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const route = routeOf(options, requestPath(req));
+  if (route === undefined) {
+    sendText(req, res, 404, 'not found\n');
     return;
   }
-  if (!routes.has(path)) {
-    sendText(req, res, 404, 'not found\n');
+  if (route === 'reload') {
+    await reload(options, req, res);
     return;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -90,27 +86,25 @@ async function handle(
     sendText(req, res, 405, 'method not allowed\n');
     return;
   }
-  if (path === options.telemetryPath) {
-    const format = negotiateFormat(req.headers.accept);
-    const encoding = acceptsGzip(req.headers['accept-encoding']) ? 'gzip' : 'identity';
-    const chunks = await options.exposition(format, encoding);
-    res.setHeader('vary', 'Accept, Accept-Encoding');
-    if (encoding === 'gzip') res.setHeader('content-encoding', 'gzip');
-    sendChunks(req, res, CONTENT_TYPES[format], chunks);
-    return;
-  }
-  switch (path) {
-    case '/healthz':
-    case '/-/healthy':
+  switch (route) {
+    case 'metrics': {
+      const format = negotiateFormat(req.headers.accept);
+      const encoding = acceptsGzip(req.headers['accept-encoding']) ? 'gzip' : 'identity';
+      const chunks = await options.exposition(format, encoding);
+      res.setHeader('vary', 'Accept, Accept-Encoding');
+      if (encoding === 'gzip') res.setHeader('content-encoding', 'gzip');
+      sendChunks(req, res, CONTENT_TYPES[format], chunks);
+      return;
+    }
+    case 'healthy':
       sendText(req, res, 200, 'ok\n');
       return;
-    case '/readyz':
-    case '/-/ready': {
+    case 'ready': {
       const readiness = options.readiness();
       sendText(req, res, readiness.ready ? 200 : 503, readiness.ready ? 'ready\n' : `${readiness.why}\n`);
       return;
     }
-    default:
+    case 'landing-page':
       // The page's own policy, unless the web config sets one (the operator's word wins).
       if (!res.hasHeader('content-security-policy'))
         res.setHeader('content-security-policy', landingPageCsp());
@@ -130,6 +124,10 @@ async function handle(
           view: pageView(requestQuery(req)),
         }),
       );
+      return;
+    default:
+      // A route of fixed-paths.ts without its case here does not compile.
+      route satisfies never;
   }
 }
 

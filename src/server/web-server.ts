@@ -12,13 +12,16 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { ConnectionGuard, connectionLimits, readFdLimit, type ConnectionLimits } from './connection-guard.js';
 import { applyTimeouts, HANDSHAKE_TIMEOUT_MS, SERVER_OPTIONS } from './listener.js';
-import { PROBE_PATHS, requestPath, sendText } from './routes.js';
+import { FIXED_PATHS } from './fixed-paths.js';
+import { requestPath, sendText } from './routes.js';
 import { screenConnections } from './screened-socket.js';
 import type { ClientAuthType } from './web-config.js';
 import type { WebSettings } from './web-settings.js';
 
-/** Paths that answer without credentials: probes must not need a secret, and say only up or not. */
-const OPEN_PATHS = PROBE_PATHS;
+/** Paths that answer without credentials (fixed-paths.ts): probes must not need a secret. */
+const OPEN_PATHS: ReadonlySet<string> = new Set(
+  [...FIXED_PATHS].filter(([, p]) => p.open).map(([path]) => path),
+);
 const REALM = 'Basic realm="upstash-exporter", charset="UTF-8"';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FIXED_WEB_PATHS } from '../../src/config/addresses.js';
-import { PROBE_PATHS } from '../../src/server/routes.js';
+import { checkTelemetryPath } from '../../src/config/addresses.js';
+import { FIXED_PATHS } from '../../src/server/fixed-paths.js';
 import { httpCall, startHarness, type Harness } from '../faults/harness.js';
 
 // `--web.telemetry-path`, as node_exporter's: the metrics move to the path given, and nothing else does.
@@ -32,11 +32,23 @@ describe('--web.telemetry-path', () => {
     expect(landing.status).toBe(200);
     expect(landing.body).toContain('<a href="./prometheus/metrics">/prometheus/metrics</a>');
     // Ready or not yet (a first poll may still run): answered, not 404.
-    for (const path of PROBE_PATHS) expect([200, 503], path).toContain((await h.get(path)).status);
+    for (const path of ['/healthz', '/readyz', '/-/healthy', '/-/ready'])
+      expect([200, 503], path).toContain((await h.get(path)).status);
   });
 
-  test('cannot take a path the server answers already: the config knows each of them', () => {
-    // The probes of routes.ts, the landing page and the lifecycle endpoint (its own test file).
-    expect([...FIXED_WEB_PATHS].sort()).toEqual(['/', '/-/reload', ...PROBE_PATHS].sort());
+  test('cannot take a path the server answers already: every fixed path answers, and the config refuses each', async () => {
+    for (const path of FIXED_PATHS.keys()) {
+      // GET, so /-/reload answers 405 (POST reloads: its own test file); none is unknown to the server.
+      expect((await h.get(path)).status, path).not.toBe(404);
+      expect(checkTelemetryPath(path), path).toMatch(/^must not be .*, which the exporter serves already/);
+    }
+    expect([...FIXED_PATHS.keys()]).toEqual([
+      '/',
+      '/healthz',
+      '/readyz',
+      '/-/healthy',
+      '/-/ready',
+      '/-/reload',
+    ]);
   });
 });
