@@ -19,7 +19,7 @@ export default defineConfig({
       'test/bench/**',
       'test/docs/**',
       'test/faults/**',
-      'test/polling/**',
+      'test/worker/**',
       'test/server/connection-guard.test.ts',
       'test/server/lifecycle.test.ts',
       'test/server/methods.test.ts',

@@ -7,8 +7,8 @@ import { plainHttpAccounts } from './config/addresses.js';
 import type { Config } from './config/types.js';
 import { familyPredicate } from './metrics/family-filter.js';
 import { registerProcessMetrics } from './metrics/process-metrics.js';
-import type { WorkerStats } from './polling/protocol.js';
-import { PollThread } from './polling/thread.js';
+import type { WorkerStats } from './worker/protocol.js';
+import { PollThread } from './worker/thread.js';
 import { keepRestartSettings, ReloadQueue } from './reload-queue.js';
 import { listen } from './server/listener.js';
 import { createHandler, type ReloadOutcome } from './server/routes.js';
@@ -27,7 +27,7 @@ export interface AppOptions {
    * it does not validate. Without it, a reload applies the running configuration again.
    */
   readonly loadConfig?: () => Config;
-  /** The poll worker's entry module; by default the one built beside app.js (polling/worker.js). */
+  /** The poll worker's entry module; by default the one built beside app.js (worker/worker.js). */
   readonly pollWorker?: URL;
   /** The poll worker's heap limits (as a memory-limited container caps it; tests of its death). */
   readonly pollWorkerLimits?: ResourceLimits;

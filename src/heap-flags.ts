@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 // V8 sizes its heap for throughput and never shrinks it back; for a daemon that idles between polls,
 // memory matters more (docs/architecture.md, Heap settings, has the figures). main.ts sets these before
 // the program's modules load, and the poll worker again, as creating its thread resets one of them
-// (polling/worker.ts), so that `npm start`, the bin and the image all run with them.
+// (worker/worker.ts), so that `npm start`, the bin and the image all run with them.
 //
 // `--max-semi-space-size` is read only when the heap is created, before our code runs; the growth
 // factor is read whenever V8 considers growing, and 1 keeps the young generation at its initial size.

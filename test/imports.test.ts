@@ -87,7 +87,7 @@ describe('the imports of src/', () => {
 
   test('await at load time only in the entries, which nothing imports', () => {
     // A module that awaits as it loads holds up every module that imports it: the tables are static.
-    const entries = ['main.ts', 'polling/worker.ts'];
+    const entries = ['main.ts', 'worker/worker.ts'];
     const awaiting = FILES.filter(awaitsAtLoad).map(relative);
     expect(awaiting.filter((file) => !entries.includes(file))).toEqual([]);
     expect(

@@ -5,7 +5,7 @@ import type { LabelPairs, Sample } from './sample.js';
 /**
  * One unit's series rendered to exposition lines, the unit of what the poll worker hands over (as
  * kube-state-metrics' store keeps each object's rendered bytes): one buffer of its own, each family's
- * lines a range of it. The serving thread keeps it as given (polling/store.ts); the worker keeps only
+ * lines a range of it. The serving thread keeps it as given (worker/store.ts); the worker keeps only
  * its {@link UnitBytes.hash}, to know what changed.
  */
 export interface UnitBytes {

@@ -6,7 +6,7 @@ import { HEALTH_LABELS, type UnitLabels } from '../vocabulary.js';
 
 // The health section of /metrics: its families, and what its series say of each unit, as plain
 // data. The poll worker counts (self-metrics.ts) and hands the records that changed over; the serving
-// thread keeps them and renders them (polling/store.ts), so that they outlive the worker: a restarted
+// thread keeps them and renders them (worker/store.ts), so that they outlive the worker: a restarted
 // worker continues from them, and a death is counted on them.
 
 /**

@@ -318,7 +318,7 @@ const CITATIONS_PENDING = new Set([
   'src/cli.ts',
   'src/config/addresses.ts',
 ]);
-const pending = (file: string): boolean => CITATIONS_PENDING.has(file) || file.startsWith('src/polling/');
+const pending = (file: string): boolean => CITATIONS_PENDING.has(file) || file.startsWith('src/worker/');
 
 const SOURCE_FILES = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
   .filter((name) => name.endsWith('.ts'))

@@ -11,7 +11,7 @@ import {
   waitForStatus,
   writeConfig,
 } from '../helpers/exporter-process.js';
-import { eventually } from '../faults/harness.js';
+import { eventually } from '../helpers/harness.js';
 
 describe('command line', () => {
   it('prints help and version', async () => {

@@ -19,7 +19,7 @@ import {
   type ExporterProcess,
 } from '../helpers/exporter-process.js';
 import { makePki, type Pki } from '../server/tls-fixtures.js';
-import { namesIn } from '../faults/exposition-parser.js';
+import { namesIn } from '../helpers/exposition-parser.js';
 
 // The conventions of docs/operations.md (Endpoints, Reloading the configuration) against the built program:
 // Prometheus's probe names, probes open under basic auth (the TLS layer's client-certificate policy kept),

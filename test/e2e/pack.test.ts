@@ -57,7 +57,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
       tarball = join(work, packed.filename);
       const files = packed.files.map((f) => f.path);
       expect(files).toContain('dist/main.js');
-      expect(files).toContain('dist/polling/worker.js');
+      expect(files).toContain('dist/worker/worker.js');
       expect(files).toContain('dist/build-info.json');
       const others = files.filter((f) => !/^dist\/.*\.js$/.test(f) && f !== 'dist/build-info.json');
       expect(others.sort()).toEqual(['LICENSE', 'README.md', 'package.json']);

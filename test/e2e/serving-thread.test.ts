@@ -12,7 +12,7 @@ import {
 } from '../../src/demo/simulator.js';
 import { MAIN, startExporter, waitForStatus, writeConfig } from '../helpers/exporter-process.js';
 
-// test/polling/serving-modules.test.ts reads the serving thread's imports in the source; this watches
+// test/worker/serving-modules.test.ts reads the serving thread's imports in the source; this watches
 // the built program run: every source polled, a scrape served and a reload applied, and still no
 // source, simulator or Upstash client compiled on the thread that serves HTTP (they cost its heap
 // 6-10 MB: BENCHMARKS.md, "Memory on a quiet machine"), though it reads the table of sources.
@@ -66,12 +66,12 @@ management:
       expect.arrayContaining([
         'main.js',
         'app.js',
-        'polling/thread.js',
+        'worker/thread.js',
         'source-registry.js',
         'vocabulary.js',
       ]),
     );
-    expect(ours).not.toContain('polling/worker-main.js');
+    expect(ours).not.toContain('worker/worker-main.js');
   });
 
   it('compiled no source, no simulator module, no Upstash client and no undici', () => {

@@ -6,8 +6,8 @@ import {
   DEMO_TEAMS,
   type DemoAuditEvent,
 } from '../../src/demo/simulator.js';
-import { valueOf, type ParsedSample } from './exposition-parser.js';
-import { eventually, useHarness, type Harness } from './harness.js';
+import { valueOf, type ParsedSample } from '../helpers/exposition-parser.js';
+import { eventually, useHarness, type Harness } from '../helpers/harness.js';
 
 // The account's safety (docs/metrics.md, The account's safety) against the real exporter (createApp) polling
 // the simulator over HTTP: the audit log counted once from the start, its labels capped, the body cap named

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { valueOf, type ParsedSample } from './exposition-parser.js';
-import { eventually, useHarness } from './harness.js';
+import { valueOf, type ParsedSample } from '../helpers/exposition-parser.js';
+import { eventually, useHarness } from '../helpers/harness.js';
 
 // Discovery against the real exporter (createApp) polling the simulator every second: databases
 // appear and vanish with the listing, include/exclude filter them, a failing listing keeps the last

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { MAX_LABEL_VALUE_LENGTH } from '../../src/metrics/label-limit.js';
-import { valueOf, type ParsedSample } from './exposition-parser.js';
-import { eventually, leakedSecret, useHarness, type Harness } from './harness.js';
+import { valueOf, type ParsedSample } from '../helpers/exposition-parser.js';
+import { eventually, leakedSecret, useHarness, type Harness } from '../helpers/harness.js';
 
 // DLQ paging end to end (docs/metrics.md, QStash dead-letter queues): the real exporter paging the
 // simulator's DLQ over HTTP, each way a page could break it, as a user sees it on /metrics and in the log.

@@ -1,5 +1,5 @@
 import { describe, test } from 'vitest';
-import { FAULTS, runFaultCase } from './fault-cases.js';
+import { FAULTS, runFaultCase } from '../helpers/fault-cases.js';
 
 // The fault matrix (fault-cases.ts says what each case asserts). How fast /metrics
 // answers during the faults is timing, asserted in the slow suite (test/load/scrape-during-faults).

@@ -8,8 +8,8 @@ import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import { limitLabelValue } from '../../src/metrics/label-limit.js';
 import { ownsUnit } from '../../src/sources/shards.js';
-import { find, parseExposition, valueOf, type ParsedSample } from './exposition-parser.js';
-import { API_KEY, EMAIL, QSTASH_TOKEN, eventually, httpGet, testConfig } from './harness.js';
+import { find, parseExposition, valueOf, type ParsedSample } from '../helpers/exposition-parser.js';
+import { API_KEY, EMAIL, QSTASH_TOKEN, eventually, httpGet, testConfig } from '../helpers/harness.js';
 
 // What a listing reports, against the real exporter. A reload while the listing is
 // in flight: its poll was made under the old configuration, so whatever it reports after the reload

@@ -7,8 +7,16 @@ import {
   demoIndexToken,
   type DemoIndex,
 } from '../../src/demo/simulator.js';
-import { valueOf, type ParsedSample } from './exposition-parser.js';
-import { API_KEY, DATABASES, EMAIL, eventually, leakedSecret, useHarness, type Harness } from './harness.js';
+import { valueOf, type ParsedSample } from '../helpers/exposition-parser.js';
+import {
+  API_KEY,
+  DATABASES,
+  EMAIL,
+  eventually,
+  leakedSecret,
+  useHarness,
+  type Harness,
+} from '../helpers/harness.js';
 
 // The platform view (docs/metrics.md, Redis settings and backups, and Vector and Search indexes)
 // against the real exporter (createApp) polling the simulator over HTTP:

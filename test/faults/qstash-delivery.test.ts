@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { DEMO_QSTASH_INSTANCES } from '../../src/demo/simulator.js';
-import { valueOf, type ParsedSample } from './exposition-parser.js';
+import { valueOf, type ParsedSample } from '../helpers/exposition-parser.js';
 import {
   eventually,
   leakedSecret,
@@ -9,7 +9,7 @@ import {
   API_KEY,
   useHarness,
   type Harness,
-} from './harness.js';
+} from '../helpers/harness.js';
 
 // QStash delivery end to end: the real exporter (createApp) polling the simulator over HTTP, scraped over
 // HTTP. Outcomes, limits and the DLQs by value; paging, its cap and its failures as a user sees them.

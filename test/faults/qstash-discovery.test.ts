@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { DEMO_QSTASH_INSTANCES } from '../../src/demo/simulator.js';
-import { valueOf } from './exposition-parser.js';
-import { eventually, leakedSecret, useHarness, type Harness } from './harness.js';
+import { valueOf } from '../helpers/exposition-parser.js';
+import { eventually, leakedSecret, useHarness, type Harness } from '../helpers/harness.js';
 
 const [EU, US] = DEMO_QSTASH_INSTANCES;
 const start = useHarness({

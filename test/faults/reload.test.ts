@@ -1,8 +1,8 @@
 import { expect, test } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import type { QstashAccount } from '../../src/config/types.js';
-import { find, valueOf } from './exposition-parser.js';
-import { DATABASES, eventually, httpCall, leakedSecret, useHarness } from './harness.js';
+import { find, valueOf } from '../helpers/exposition-parser.js';
+import { DATABASES, eventually, httpCall, leakedSecret, useHarness } from '../helpers/harness.js';
 
 // What SIGHUP does once main has validated the new configuration: app.reload(). (An invalid
 // configuration never reaches it: main logs the problems and keeps the running one.)

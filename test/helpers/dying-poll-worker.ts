@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 
 // The real poll worker with a death injected, for the tests of what a death does
-// (test/polling/thread): POLL_WORKER_DEATH is `exit` (process.exit(7) inside the worker), `throw` (an
+// (test/worker/thread): POLL_WORKER_DEATH is `exit` (process.exit(7) inside the worker), `throw` (an
 // uncaught error) or `oom` (allocates until the heap limit kills it: give the app pollWorkerLimits),
 // some time after it started (POLL_WORKER_DEATH_AFTER_MS), or once the file POLL_WORKER_DEATH_WHEN
 // names exists (the test says when; the worker removes it as it dies, so that one restarted with the
@@ -12,7 +12,7 @@ import { parentPort } from 'node:worker_threads';
 // it is created, so a test that clears the variable gets a healthy worker at the restart.
 const death = process.env.POLL_WORKER_DEATH;
 if (death === 'exit-at-start') process.exit(7);
-await import('../../src/polling/worker.js');
+await import('../../src/worker/worker.js');
 
 const afterMs = Number(process.env.POLL_WORKER_DEATH_AFTER_MS ?? 1500);
 const when = process.env.POLL_WORKER_DEATH_WHEN;

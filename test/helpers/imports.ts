@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 // The program's imports as the TypeScript compiler parses them, for the tests that hold the layers to
-// what they may import (test/imports.test.ts) and load (test/polling/serving-modules.test.ts).
+// what they may import (test/imports.test.ts) and load (test/worker/serving-modules.test.ts).
 
 export const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
 

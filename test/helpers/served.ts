@@ -2,7 +2,7 @@ import type { DataSeries } from '../../src/metrics/data-series.js';
 import type { Format } from '../../src/metrics/exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from '../../src/metrics/family-filter.js';
 import type { SelfMetrics } from '../../src/poller/self-metrics.js';
-import { PollStore } from '../../src/polling/store.js';
+import { PollStore } from '../../src/worker/store.js';
 import type { PolledSections } from '../../src/server/scrape-cache.js';
 
 /**

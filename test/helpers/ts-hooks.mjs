@@ -1,6 +1,6 @@
 // Module hooks (node:module register) that let a worker thread run our TypeScript sources under
-// vitest, as dist/ runs them in production: the poll worker is started from src/polling/worker.js, which
-// exists only as src/polling/worker.ts. An import of a missing `.js` with a `.ts` beside it loads the
+// vitest, as dist/ runs them in production: the poll worker is started from src/worker/worker.js, which
+// exists only as src/worker/worker.ts. An import of a missing `.js` with a `.ts` beside it loads the
 // `.ts`, transpiled by TypeScript alone (types are vitest's and tsc's business). Transpiled modules are
 // kept in node_modules/.cache, so that TypeScript itself is loaded only when a source changed.
 import { createHash } from 'node:crypto';

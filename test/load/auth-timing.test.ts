@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { expect, test } from 'vitest';
-import { useHarness, type Harness } from '../faults/harness.js';
+import { useHarness, type Harness } from '../helpers/harness.js';
 
 // Timing, so in the slow suite rather than with the rest of basic auth (test/server/web-security):
 // an unknown user must not answer faster than a known one, or the time would tell which users exist.

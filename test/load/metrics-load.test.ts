@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { expect, test } from 'vitest';
-import { valueOf } from '../faults/exposition-parser.js';
-import { eventually, startHarness } from '../faults/harness.js';
+import { valueOf } from '../helpers/exposition-parser.js';
+import { eventually, startHarness } from '../helpers/harness.js';
 
 // Load on /metrics: a large exposition (~2,500 series), 40 scrapers hammering it back to back and 150
 // slow readers that pipeline requests and never read an answer. Polls must keep their schedule,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { FAULTS, runFaultCase, SUBJECT_TIMEOUT_MS } from '../faults/fault-cases.js';
+import { FAULTS, runFaultCase, SUBJECT_TIMEOUT_MS } from '../helpers/fault-cases.js';
 
 // The timing half of the fault matrix (test/faults/fault-matrix.test.ts runs the same cases for
 // their outcomes in `npm test`): /metrics answers quickly however Upstash misbehaves.

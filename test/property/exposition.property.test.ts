@@ -10,7 +10,7 @@ import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { urlGroupSamples } from '../../src/sources/url-groups.js';
 import { parseFlowControl } from '../../src/upstash/flow-control.js';
 import { parseUrlGroups } from '../../src/upstash/url-groups.js';
-import { parseExposition } from '../faults/exposition-parser.js';
+import { parseExposition } from '../helpers/exposition-parser.js';
 import { Served } from '../helpers/served.js';
 
 // Arbitrary flow-control keys and URL-group names — quotes, backslashes, newlines, control

@@ -11,7 +11,7 @@ import { listen } from '../../src/server/listener.js';
 import { createWebServer } from '../../src/server/web-server.js';
 import { WebSettings } from '../../src/server/web-settings.js';
 import { createLogger } from '../../src/logger.js';
-import { eventually, httpGet } from '../faults/harness.js';
+import { eventually, httpGet } from '../helpers/harness.js';
 import { makePki } from './tls-fixtures.js';
 
 // The bounds on our server's connections (docs/security.md, Resource bounds), on a small scale: a server with

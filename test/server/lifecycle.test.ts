@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ConfigError, problemLines } from '../../src/config/errors.js';
 import type { Config } from '../../src/config/types.js';
-import { find } from '../faults/exposition-parser.js';
+import { find } from '../helpers/exposition-parser.js';
 import {
   DATABASES,
   eventually,
@@ -10,7 +10,7 @@ import {
   useHarness,
   type Harness,
   type Reply,
-} from '../faults/harness.js';
+} from '../helpers/harness.js';
 
 // docs/operations.md, Reloading the configuration: POST /-/reload behind --web.enable-lifecycle, what SIGHUP
 // does (the app's one reload queue), answered once the reload is applied or refused. The built program is

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { httpCall, startHarness, type Harness, type Reply } from '../faults/harness.js';
+import { httpCall, startHarness, type Harness, type Reply } from '../helpers/harness.js';
 
 // docs/operations.md, Endpoints: our paths answer GET and HEAD; any other method on them gets 405 with
 // `Allow: GET, HEAD`, whatever the method — CONNECT included, which Node's server hands to a separate

@@ -18,7 +18,7 @@ import { ALL_FAMILIES, familyPredicate, type FamilyPredicate } from '../../src/m
 import { createSelfMetrics, type SelfMetrics } from '../../src/poller/self-metrics.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
-import { namesIn } from '../faults/exposition-parser.js';
+import { namesIn } from '../helpers/exposition-parser.js';
 import { Served } from '../helpers/served.js';
 
 /** A section whose text and version the test sets, counting its renders. */

@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
 import { landingPageCsp } from '../../src/server/landing-page.js';
 import { parseWebConfig } from '../../src/server/web-config.js';
-import { eventually, httpGet, leakedSecret, useHarness, type Harness } from '../faults/harness.js';
+import { eventually, httpGet, leakedSecret, useHarness, type Harness } from '../helpers/harness.js';
 import { makePki } from './tls-fixtures.js';
 
 const PASSWORD = 'scrape-pw-Zq81SECRETx';

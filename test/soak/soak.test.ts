@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { Fault, Route } from '../../src/demo/simulator.js';
-import { find, valueOf } from '../faults/exposition-parser.js';
-import { startHarness } from '../faults/harness.js';
+import { find, valueOf } from '../helpers/exposition-parser.js';
+import { startHarness } from '../helpers/harness.js';
 
 // A compressed day: 30 sources (10 QStash accounts × 2 sources, 10 databases) polled every second
 // (node-cron's finest grain) for SOAK_SECONDS, against a simulator whose clock runs 100× fast so that

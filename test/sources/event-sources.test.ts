@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET, type DemoRun } from '../../src/demo/simulator.js';
-import { valueOf, type ParsedSample } from '../faults/exposition-parser.js';
-import { eventually, leakedSecret, useHarness, type Harness } from '../faults/harness.js';
+import { valueOf, type ParsedSample } from '../helpers/exposition-parser.js';
+import { eventually, leakedSecret, useHarness, type Harness } from '../helpers/harness.js';
 
 // qstash_logs and workflow_runs end to end: the real exporter (createApp) polls the simulator every
 // second and is scraped over HTTP; the simulator serves events written out here, so every count

@@ -16,7 +16,7 @@ describe('the serving thread', () => {
   it('loads the server, the scrape cache and the poll thread', () => {
     // The walk itself works: what the serving thread must load is found.
     expect(relative).toEqual(
-      expect.arrayContaining(['app.ts', 'polling/thread.ts', 'polling/store.ts', 'server/scrape-cache.ts']),
+      expect.arrayContaining(['app.ts', 'worker/thread.ts', 'worker/store.ts', 'server/scrape-cache.ts']),
     );
   });
 

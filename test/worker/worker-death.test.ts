@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
-import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
+import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../helpers/harness.js';
 
 // A worker death forgets nothing (docs/troubleshooting.md, UpstashExporterPollWorkerRestarting). What was
 // published survives the worker (values, health series, counters); the polls in flight or started

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
-import { fromWire, toWire } from '../../src/polling/protocol.js';
-import { testConfig, API_KEY, QSTASH_TOKEN } from '../faults/harness.js';
+import { fromWire, toWire } from '../../src/worker/protocol.js';
+import { testConfig, API_KEY, QSTASH_TOKEN } from '../helpers/harness.js';
 
 describe('the configuration as it crosses to the poll worker', () => {
   it('survives a structured clone with its credentials, which are Secrets again on the other side', () => {

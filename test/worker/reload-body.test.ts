@@ -3,9 +3,9 @@ import { afterEach, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import { familyPredicate } from '../../src/metrics/family-filter.js';
-import { PollThread } from '../../src/polling/thread.js';
+import { PollThread } from '../../src/worker/thread.js';
 import { createMetricsCache, keepWarm, type Section } from '../../src/server/scrape-cache.js';
-import { API_KEY, EMAIL, eventually, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
+import { API_KEY, EMAIL, eventually, QSTASH_TOKEN, testConfig } from '../helpers/harness.js';
 
 // A reload builds the body once. The poll thread, the scrape cache and its keep-warm wired
 // as app.ts wires them, with the real worker; the data section is counted as the cache renders it. A

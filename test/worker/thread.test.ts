@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { startSimulator } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
-import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../faults/harness.js';
+import { API_KEY, EMAIL, eventually, httpGet, QSTASH_TOKEN, testConfig } from '../helpers/harness.js';
 
 // Polling runs in a worker thread. A worker that dies is an error that is logged and
 // restarts the polling, never a silent stall; /metrics keeps answering meanwhile. The worker is the

@@ -12,7 +12,7 @@ import {
 
 // The poll worker, composition only (as app.ts is the serving thread's): polling, parsing,
 // validation and rendering to bytes run here, on a thread of their own, so that a scrape never
-// queues behind a poll and a poll never waits for scrapes. polling/thread.ts starts it (polling/worker.ts
+// queues behind a poll and a poll never waits for scrapes. worker/thread.ts starts it (worker/worker.ts
 // is its entry), and restarts it if it dies. What it renders is handed over as publications whose
 // buffers are transferred (moved, not copied); its log lines go to the serving thread, which writes
 // them where its own go.
@@ -21,7 +21,7 @@ import {
 const PUBLISH_EVERY_MS = 1000;
 
 const port = parentPort;
-if (port === null) throw new Error('the poll worker runs as a worker thread (see polling/thread.ts)');
+if (port === null) throw new Error('the poll worker runs as a worker thread (see worker/thread.ts)');
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 const init = workerData as WorkerInit;
 const config = fromWire(init.config);

@@ -3,10 +3,10 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { Schedule } from '../../src/config/schedule.js';
 import type { Config } from '../../src/config/types.js';
 import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
-import { PollPlan } from '../../src/polling/plan.js';
+import { PollPlan } from '../../src/worker/plan.js';
 import { createSelfMetrics } from '../../src/poller/self-metrics.js';
 import type { PollUnit } from '../../src/vocabulary.js';
-import { API_KEY, EMAIL, QSTASH_TOKEN, testConfig, type HarnessOptions } from '../faults/harness.js';
+import { API_KEY, EMAIL, QSTASH_TOKEN, testConfig, type HarnessOptions } from '../helpers/harness.js';
 
 // The poll plan's groups: an entry's interval, and a group of its own, `<entry key>/<schedule>`, for
 // each own schedule (the table of sources' `schedule`: dlq_interval, backups_interval) a source the entry polls runs on,
