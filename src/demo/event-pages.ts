@@ -44,6 +44,22 @@ export function eventPage(
   });
 }
 
+/**
+ * When a simulated event list shows an event: `visible` once its time has passed (as Upstash does),
+ * `as-given` whatever its date (the fault of an upstream that dates events in another unit, in the
+ * future: microseconds for milliseconds).
+ */
+export type EventDating = 'visible' | 'as-given';
+
+/** Whether a `fromDate` or `toDate` was sent that is no whole number: Upstash types them int64 (400). */
+export function badTimeParam(query: URLSearchParams | undefined): boolean {
+  for (const name of ['fromDate', 'toDate']) {
+    const text = query?.get(name);
+    if (text !== undefined && text !== null && !/^\d+$/.test(text)) return true;
+  }
+  return false;
+}
+
 /** A Unix ms query parameter, or undefined when absent or not a whole number. */
 export function timeParam(query: URLSearchParams | undefined, name: string): number | undefined {
   const text = query?.get(name);

@@ -133,19 +133,15 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
         settle: limits.eventSettle,
         now: Date.now(),
       });
-      const paging = await readRuns(
-        read,
-        { state, fromDate: Math.max(0, scan.from - lookback) },
-        (runs) => {
-          const finished = runs.filter((run): run is WorkflowRun & { workflowRunCompletedAt: number } => {
-            if (run.workflowState !== undefined && run.workflowState !== state) return false;
-            // A finished run without its completion time cannot be keyed: said, not counted.
-            if (run.workflowRunCompletedAt === undefined) read.rejected.add('workflowRunCompletedAt');
-            return run.workflowRunCompletedAt !== undefined;
-          });
-          return scan.read(finished.map(countedRun));
-        },
-      );
+      const paging = await readRuns(read, { state, fromDate: Math.max(0, scan.from - lookback) }, (runs) => {
+        const finished = runs.filter((run): run is WorkflowRun & { workflowRunCompletedAt: number } => {
+          if (run.workflowState !== undefined && run.workflowState !== state) return false;
+          // A finished run without its completion time cannot be keyed: said, not counted.
+          if (run.workflowRunCompletedAt === undefined) read.rejected.add('workflowRunCompletedAt');
+          return run.workflowRunCompletedAt !== undefined;
+        });
+        return scan.read(finished.map(countedRun));
+      });
       const result = scan.finish(paging.end === 'last_page');
       if (result.future > 0) read.rejected.add('time');
       events.states.set(key, result.state);
