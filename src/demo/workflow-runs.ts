@@ -34,7 +34,7 @@ export const DEMO_WORKFLOWS = [
 /** The workflow whose one run is stuck (user info and fragment in its URL, never shown). */
 export const DEMO_STUCK_WORKFLOW = `https://ops:${DEMO_EVENT_SECRET}@jobs.example.com/api/workflows/import#step-${DEMO_EVENT_SECRET}`;
 
-/** Which time upstream's `fromDate` filters runs on (10.3): undocumented, so both are simulated. */
+/** Which time upstream's `fromDate` filters runs on (docs/metrics.md, Which time fromDate filters on): undocumented, so both are simulated. */
 export type FromDateReading = 'created' | 'events';
 
 /** A run as the simulator knows it: its times and outcome. */

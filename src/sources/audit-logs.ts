@@ -60,7 +60,7 @@ export function auditSamples(account: string, state: EventState, events: readonl
 }
 
 /**
- * The account's audit log, on `audit_interval` (docs/metrics.md, Audit log): the events since the
+ * The account's audit log, on `audit_interval` (docs/metrics.md, The account's safety): the events since the
  * exporter started counted by action and kind of source, on the event rule with times in whole Unix
  * seconds (W starts at the second the entry began to be polled, the settle window is whole seconds). Who acted, on what, from where never leave the parser
  * (src/upstash/audit-logs.ts).

@@ -165,7 +165,7 @@ export class EventScan {
   /**
    * Ordered reads: the least time paged to, and the identities read at it: the first alone, a set
    * only from the second on (most instants hold one event, and a set per event was a tenth of the
-   * cost of counting a window: issue 30).
+   * cost of counting a window: BENCHMARKS.md, the event window).
    */
   #reached: number | undefined;
   #firstAtReached = '';

@@ -53,7 +53,7 @@ export function countedLogEvent(event: LogEvent, state: LogState): CountedEvent 
 }
 
 /**
- * QStash's delivery errors and failures by destination (docs/metrics.md, QStash): per state, the log
+ * QStash's delivery errors and failures by destination (docs/metrics.md, Delivery errors and workflow runs): per state, the log
  * events from W − settle on (`fromDate`, newest first, `count=100` a page, at most max_event_pages
  * pages), each counted once by the event rule (event-rule.ts), on the entry's `events_interval`.
  */

@@ -25,7 +25,7 @@ import { counted, type SourceKind } from './source.js';
 
 const NAME = 'workflow_runs';
 
-/** The buckets of run durations (seconds; docs/metrics.md, Workflow). */
+/** The buckets of run durations (seconds; docs/metrics.md, Delivery errors and workflow runs). */
 export const DURATION_BUCKETS = [1, 5, 15, 60, 300, 900, 3600, 14400, 86400] as const;
 
 /** The `state` label of each finished state. */
@@ -91,7 +91,7 @@ async function readRuns(read: Read, query: PagerTarget['query'], onRuns: (runs: 
 }
 
 /**
- * Upstash Workflow's runs by workflow (docs/metrics.md, Workflow), on the entry's `events_interval`:
+ * Upstash Workflow's runs by workflow (docs/metrics.md, Delivery errors and workflow runs), on the entry's `events_interval`:
  * for each finished state, the runs asked for from W − settle − workflow_lookback in run mode and
  * counted by the event rule on their completion time, whichever time upstream's fromDate filters on; then the runs in
  * progress, read whole up to the page cap, as gauges.

@@ -231,6 +231,20 @@ describe('whole numbers', () => {
   });
 });
 
+describe('whole numbers, QStash', () => {
+  it('qstash_logs: a fractional time is floored (the page is not refused), fromDate whole', async () => {
+    const { sim, poll } = await setUp();
+    const events = entry();
+    const T = Date.now() - 1000;
+    sim.setQstashLogs([log(T + 0.5, 'half')]);
+    const first = await poll(qstashLogs, events);
+    expect(total(first, ERRORS)).toBe(1);
+    expect(total(first, 'upstash_qstash_logs_watermark_timestamp_seconds', 'ERROR')).toBe(T / 1000);
+    expect(total(await poll(qstashLogs, events), ERRORS)).toBe(1);
+    expect(fromDateOf('qstash_logs', 'ERROR')).toBe(String(T - 30_000));
+  });
+});
+
 describe('a capped poll says its gap', () => {
   it('workflow_runs: a capped poll that counts nothing adds its whole window to unread', async () => {
     const { sim, poll } = await setUp();
