@@ -1,6 +1,6 @@
 import { jsonAnswer, type Answer } from './answer.js';
 import { defineEndpoint, type Endpoint, type EndpointContext } from './endpoint.js';
-import { badTimeParam, eventPage, timeParam, type EventDating, type Timed } from './event-pages.js';
+import { badTimeParam, eventPage, shown, timeParam, type EventDating, type Timed } from './event-pages.js';
 import { noise } from './noise.js';
 import type { RouteParams } from './paths.js';
 
@@ -159,7 +159,9 @@ export class QstashLogs implements Endpoint {
     const to = Math.min(latest, timeParam(query, 'toDate') ?? latest);
     const from = Math.max(now - RETENTION_MS, timeParam(query, 'fromDate') ?? 0);
     const state = query?.get('state') ?? undefined;
-    const events = this.eventsBetween(from, to).filter((e) => state === undefined || e.body.state === state);
+    const events = shown(this.eventsBetween(from, to), this.#dating, now).filter(
+      (e) => state === undefined || e.body.state === state,
+    );
     return eventPage(events, query, this.#listField, MAX_COUNT);
   }
 }

@@ -163,7 +163,8 @@ export interface Simulator {
   setWorkflowFromDate(reading: FromDateReading): void;
   /**
    * Whether QStash's log and Workflow's runs show events dated after the clock (`as-given`: the fault
-   * of an upstream dating in another unit) or only once their time has passed (`visible`, the default).
+   * of an upstream dating in another unit), only once their time has passed (`visible`, the default),
+   * or some of them late (`{ late }`: the fault of an eventually consistent log; event-pages.ts).
    */
   setEventDating(dating: EventDating): void;
   /** Close the listener and destroy every open connection, hung ones included. */

@@ -1,6 +1,6 @@
 import { jsonAnswer, type Answer } from './answer.js';
 import { defineEndpoint, type Endpoint, type EndpointContext } from './endpoint.js';
-import { badTimeParam, eventPage, timeParam, type EventDating, type Timed } from './event-pages.js';
+import { badTimeParam, eventPage, shown, timeParam, type EventDating, type Timed } from './event-pages.js';
 import { noise } from './noise.js';
 import { DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET } from './qstash-logs.js';
 import type { RouteParams } from './paths.js';
@@ -187,7 +187,7 @@ export class WorkflowRuns implements Endpoint {
       if (from !== undefined && filtered < from) continue;
       runs.push({ at: run.createdAt, body: runBody(run, now) });
     }
-    return eventPage(runs, query, 'runs', RUN_PAGE);
+    return eventPage(shown(runs, this.#dating, clock), query, 'runs', RUN_PAGE);
   }
 }
 

@@ -46,9 +46,10 @@ function fromDateOf(route: string, state: string): string | null | undefined {
     ?.query.get('fromDate');
 }
 
-async function setUp(): Promise<{ sim: Simulator; poll: Poll }> {
+async function setUp(now?: () => number): Promise<{ sim: Simulator; poll: Poll }> {
   asked = [];
   const simulator = await startSimulator({
+    ...(now !== undefined && { now }),
     onRequest: (route, path) => asked.push({ route, query: new URL(`http://x${path}`).searchParams }),
   });
   sim = simulator;
@@ -132,6 +133,30 @@ describe('late events: the settle window', () => {
     // With the window off (event_settle 0s), a late event is not counted: W alone.
     sim.setQstashLogs([...first, log(W - 5000, 'late5'), log(W - 3000, 'late3')]);
     expect(total(await poll(qstashLogs, events, { eventSettle: 0 }), ERRORS)).toBe(3);
+  });
+
+  it('the late fault of the simulator: events shown 150 s late count within the window, not beyond', async () => {
+    // The simulator's clock is the test's: two polls, the second 150 s later.
+    let clock = Date.now() - 130_000;
+    const { sim, poll } = await setUp(() => clock);
+    const events = entry();
+    const T = clock - 1000;
+    // Oldest first, every other event (the 1st, 3rd, 5th) shows only 150 s after its time.
+    sim.setEventDating({ late: { ms: 150_000, every: 2 } });
+    sim.setQstashLogs([
+      log(T - 120_000, 'late120'),
+      log(T - 60_000, 'onA'),
+      log(T - 20_000, 'late20'),
+      log(T - 10_000, 'onB'),
+      log(T - 5000, 'late5'),
+      log(T, 'onW'),
+    ]);
+    // The three on time are counted, W = T.
+    expect(total(await poll(qstashLogs, events), ERRORS)).toBe(3);
+    clock += 150_000;
+    // The late ones show: 5 s and 20 s below W, within the window (counted once); 120 s, beyond it.
+    expect(total(await poll(qstashLogs, events), ERRORS)).toBe(5);
+    expect(total(await poll(qstashLogs, events), ERRORS)).toBe(5);
   });
 
   it('workflow_runs and audit_logs count a late event once', async () => {
