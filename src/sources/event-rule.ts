@@ -74,8 +74,8 @@ export interface EventRuleOptions {
    */
   readonly maxSeries: number;
   /**
-   * Whether pages come newest first by the event's time (QStash's logs, the audit log): an event
-   * before W then proves that nothing after it can count, and a capped poll leaves unread only the
+   * Whether pages come newest first by the event's time (QStash's logs): an event before the
+   * window (W − settle) then proves that nothing after it can count, and a capped poll leaves unread only the
    * span below the oldest time read. Otherwise (workflow runs, ordered by creation but keyed on
    * completion) any page may still hold an event to count, and a capped poll leaves its whole
    * window in doubt.
@@ -139,8 +139,8 @@ interface Pending {
  * One poll of one (source, state), page by page. Nothing it reads changes the state it started
  * from: {@link finish} returns the next state, and a poll that fails is simply dropped, leaving W
  * and the counters where they were (the next poll reads the same window again). Memory: the counts
- * per label set, the identities at the greatest time read and at the least time paged to (or, for
- * an unordered read, the identities it read: at most the page cap's worth).
+ * per label set, the time and identity of each event counted (at most the page cap's worth), the
+ * identities at the least time paged to (or, for an unordered read, the identities it read).
  */
 export class EventScan {
   readonly #state: EventState;
@@ -262,8 +262,9 @@ export class EventScan {
 
   /**
    * Ends a poll that read every page it could: `reachedEnd` says whether the last page came without
-   * a cursor (else paging stopped at the page cap). W moves to the greatest time read; a capped
-   * poll adds the span it did not read to the unread seconds.
+   * a cursor (else paging stopped at the page cap). W moves to the greatest time counted (never
+   * back); a capped poll adds the span it did not read to the unread seconds, even having counted
+   * nothing.
    */
   finish(reachedEnd: boolean): ScanResult {
     const old = this.#state;
