@@ -203,7 +203,7 @@ export class EventScan {
 
   /**
    * Takes one page, newest first. Returns false once the pages' order proves nothing after can
-   * count (an event before W on an ordered read): the caller stops paging, and the poll is complete.
+   * count (an event before W − settle on an ordered read): the caller stops paging, and the poll is complete.
    */
   read(events: readonly CountedEvent[]): boolean {
     const { watermark } = this.#state;
