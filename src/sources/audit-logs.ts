@@ -34,6 +34,9 @@ const METRICS = {
   ),
 };
 
+/** Identities of the settle window kept per `max_event_pages` (the log is unpaged: a page of 100). */
+const AUDIT_KEPT_PER_PAGE = 100;
+
 /** Where the entry's event store keeps the audit log's one (source, state): `all`. */
 const STATE = 'audit_logs/all';
 
@@ -80,6 +83,8 @@ export const auditLogs: SourceKind<'audit_logs'> = {
       ordered: false,
       settle: Math.floor(limits.eventSettle / 1000),
       now: Math.floor(Date.now() / 1000),
+      // One unpaged body: as many identities as the QStash log's pages would hold.
+      maxKept: limits.maxEventPages * AUDIT_KEPT_PER_PAGE,
     });
     const from = scan.from;
     const counted: CountedEvent[] = [];

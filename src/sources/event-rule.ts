@@ -94,6 +94,11 @@ export interface EventRuleOptions {
    * to it. Absent: no time is refused, and such a poll says the span up to the newest time read.
    */
   readonly now?: number;
+  /**
+   * Identities kept at most (the page cap × page size): beyond, the window's oldest are dropped and
+   * nothing before the oldest kept is counted any more. Unbounded when absent.
+   */
+  readonly maxKept?: number;
 }
 
 /** How far ahead of the exporter's clock an event may be dated, as for stats points (seconds). */
@@ -271,7 +276,7 @@ export class EventScan {
     const complete = reachedEnd || this.#done;
     const unread = complete ? 0 : this.#unread();
     const watermark = Math.max(old.watermark, this.#newest ?? old.watermark);
-    const { atWatermark, settled } = this.#kept(watermark);
+    const { atWatermark, settled, floor } = this.#kept(watermark);
     const series = old.series.map((kept) => {
       const added = this.#pending.get(keyOf(kept.labels));
       return added === undefined ? kept : merge(kept, added);
@@ -280,7 +285,7 @@ export class EventScan {
     return {
       state: {
         watermark,
-        since: Math.max(old.since, watermark - (this.#options.settle ?? 0)),
+        since: Math.max(old.since, floor),
         atWatermark,
         settled,
         unreadSeconds: old.unreadSeconds + unread,
@@ -309,7 +314,12 @@ export class EventScan {
   }
 
   /** The identities the next poll must not count again: at the new W, and settled below it. */
-  #kept(watermark: number): { atWatermark: readonly string[]; settled: readonly SettledEvent[] } {
+  #kept(watermark: number): {
+    atWatermark: readonly string[];
+    settled: readonly SettledEvent[];
+    /** Nothing below it can be counted any more: its identities are not kept. */
+    floor: number;
+  } {
     const old = this.#state;
     const cutoff = watermark - (this.#options.settle ?? 0);
     const atWatermark = watermark === old.watermark ? [...old.atWatermark] : [];
@@ -325,7 +335,17 @@ export class EventScan {
       if (time === watermark) atWatermark.push(identity);
       else if (time >= cutoff) settled.push({ time, identity });
     }
-    return { atWatermark, settled };
+    const room = (this.#options.maxKept ?? Infinity) - atWatermark.length;
+    if (settled.length <= room) return { atWatermark, settled, floor: cutoff };
+    // More events in the window than a poll can read (late ones revealed poll after poll): the newest
+    // are kept, with every one at the oldest instant kept, and nothing older is counted any more.
+    settled.sort((a, b) => b.time - a.time);
+    const least = settled[Math.max(0, room - 1)]?.time ?? watermark;
+    return {
+      atWatermark,
+      settled: room > 0 ? settled.filter((event) => event.time >= least) : [],
+      floor: room > 0 ? least : watermark,
+    };
   }
 
   #count(event: CountedEvent): void {

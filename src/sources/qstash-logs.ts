@@ -2,7 +2,13 @@ import { counter } from '../metrics/catalogue.js';
 import { labelKey } from '../metrics/label-limit.js';
 import type { Sample } from '../metrics/sample.js';
 import { scanEvents } from '../upstash/event-paths.js';
-import { LOG_STATES, QSTASH_LOGS, type LogEvent, type LogState } from '../upstash/qstash-logs.js';
+import {
+  LOG_PAGE_SIZE,
+  LOG_STATES,
+  QSTASH_LOGS,
+  type LogEvent,
+  type LogState,
+} from '../upstash/qstash-logs.js';
 import { EventScan, startState, type CountedEvent } from './event-rule.js';
 import { counterSamples, POLLED_EVENTS, scanMetrics, scanSamples } from './event-samples.js';
 import { ScanWarnings, sincePoll } from './event-warnings.js';
@@ -77,6 +83,7 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
         ordered: true,
         settle: limits.eventSettle,
         now: Date.now(),
+        maxKept: limits.maxEventPages * LOG_PAGE_SIZE,
       });
       const paging = await scanEvents(
         client,

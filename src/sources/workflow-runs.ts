@@ -6,6 +6,7 @@ import { scanEvents } from '../upstash/event-paths.js';
 import type { PagerTarget } from '../upstash/pager.js';
 import {
   FINISHED_RUN_STATES,
+  RUN_PAGE_SIZE,
   RUN_STARTED,
   WORKFLOW_RUNS,
   type FinishedRunState,
@@ -132,6 +133,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
         buckets: DURATION_BUCKETS,
         settle: limits.eventSettle,
         now: Date.now(),
+        maxKept: limits.maxEventPages * RUN_PAGE_SIZE,
       });
       const paging = await readRuns(read, { state, fromDate: Math.max(0, scan.from - lookback) }, (runs) => {
         const finished = runs.filter((run): run is WorkflowRun & { workflowRunCompletedAt: number } => {

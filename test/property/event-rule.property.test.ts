@@ -219,6 +219,32 @@ describe('the event rule', () => {
     expect(after.unreadSeconds).toBe(6);
   });
 
+  test('late events revealed poll after poll: the identities kept stay bounded, none counted twice', () => {
+    const options = { perSecond: 1000, maxSeries: 1e9, ordered: true, settle: 30_000, maxKept: 5 };
+    let state = startState(0);
+    const seen: { time: number; identity: string; labels: string[] }[] = [];
+    let counted = 0;
+    // Each poll, three more events within the window below W become visible, beside those before.
+    for (let poll = 0; poll < 6; poll++) {
+      for (let k = 0; k < 3; k++) {
+        const time = 100_000 - poll * 100 - k;
+        seen.push({ time, identity: `p${poll}k${k}`, labels: [`p${poll}k${k}`] });
+      }
+      const scan = new EventScan(state, options);
+      // Newest first, as the log is read; the newest event (W) first of all.
+      const page = [{ time: 100_000, identity: 'w', labels: ['w'] }, ...seen].sort((x, y) => y.time - x.time);
+      scan.read(page.filter((e) => e.time >= scan.from));
+      const result = scan.finish(true);
+      counted += result.counted;
+      state = result.state;
+      expect(state.settled.length + state.atWatermark.length).toBeLessThanOrEqual(5);
+      for (const series of state.series) expect(series.count).toBe(1);
+    }
+    // What was dropped is not counted again: since rose to the oldest identity kept.
+    expect(counted).toBe(state.series.length);
+    expect(state.since).toBeGreaterThan(100_000 - 30_000);
+  });
+
   test('label sets beyond the cap are counted under the all-other set, each event as truncated', () => {
     const scan = new EventScan(startState(0), { perSecond: 1, maxSeries: 2, ordered: true });
     scan.read(
