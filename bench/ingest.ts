@@ -111,7 +111,17 @@ export function logWindowBodies(pages = 100, perPage = 100): Buffer[] {
 
 /** The pages of a log window → the counters' samples, as a poll of `qstash_logs` does (minus HTTP). */
 export async function ingestLogWindow(bodies: readonly Buffer[]): Promise<number> {
-  const scan = new EventScan(startState(0), { perSecond: 1000, maxSeries: 500, ordered: true });
+  // With the settle window on (the default 30 s): the whole window is within it, so every event's
+  // identity is kept (max_event_pages 100, as the event window phase polls), the most the window
+  // costs; the clock is the window's, so nothing is refused.
+  const scan = new EventScan(startState(0), {
+    perSecond: 1000,
+    maxSeries: 500,
+    ordered: true,
+    settle: 30_000,
+    now: 1_800_000_000_000,
+    maxKept: 100 * 100,
+  });
   const { documented } = QSTASH_LOGS;
   for (const body of bodies) {
     const json = JSON.parse(body.toString('utf8')) as { logs: unknown[] };

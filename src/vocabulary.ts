@@ -218,6 +218,8 @@ export interface LimitRow {
   readonly min: number;
   /** Unbounded above when absent. */
   readonly max?: number;
+  /** A duration: held in ms, written in the file as `30s`, `5m` or `1h` (`0s` allowed). */
+  readonly duration?: true;
 }
 
 /**
@@ -237,10 +239,15 @@ export const LIMITS = {
   maxDlqPages: { file: 'max_dlq_pages', default: 10, min: 1, max: 100 },
   /** Teams whose members `teams` reads per account (the first by name). */
   maxTeams: { file: 'max_teams', default: 50, min: 1, max: 1000 },
-  /** Pages read per poll of each (source, state) of an event source (docs/configuration.md, "The config file"). */
+  /** Pages read per poll of each (source, state) of an event source (docs/metrics.md, Event counters). */
   maxEventPages: { file: 'max_event_pages', default: 10, min: 1, max: 100 },
   /** Label sets per metric and entry of an event source, the all-`other` set not included. */
   maxEventSeries: { file: 'max_event_series', default: 500, min: 1, max: 10_000 },
+  /**
+   * How far below W each poll of an event source reads again, for events that became visible late
+   * (ms; docs/metrics.md, Event counters).
+   */
+  eventSettle: { file: 'event_settle', default: 30_000, min: 0, max: 600_000, duration: true },
 } as const satisfies Record<string, LimitRow>;
 
 /** Caps on the series a source exports per account (the config's `limits`), by name. */

@@ -9,6 +9,7 @@ import {
   credential,
   cronSchedule,
   email,
+  durationLimit,
   filePath,
   interval,
   isNumeric,
@@ -252,16 +253,21 @@ export const fileSchema = z.strictObject(
   { error: 'the configuration must be a mapping of keys to values (listen_address:, qstash:, …)' },
 );
 
-/** The `limits` mapping's keys, each a whole number within its bounds, from the one table (LIMITS). */
-function limitShape(): Record<LimitFileKey, z.ZodOptional<ReturnType<typeof count>>> {
-  const bounded = (limit: LimitRow) =>
-    count(
-      limit.min,
-      limit.max === undefined ? undefined : { at: limit.max, message: `must be at most ${limit.max}` },
-    );
+/**
+ * The `limits` mapping's keys, each a whole number (or a duration) within its bounds, from the one
+ * table (LIMITS).
+ */
+function limitShape(): Record<LimitFileKey, z.ZodOptional<z.ZodType<number>>> {
+  const bounded = (limit: LimitRow): z.ZodType<number> =>
+    limit.duration
+      ? durationLimit(limit.min, limit.max)
+      : count(
+          limit.min,
+          limit.max === undefined ? undefined : { at: limit.max, message: `must be at most ${limit.max}` },
+        );
   return Object.fromEntries(
     Object.values(LIMITS).map((limit) => [limit.file, bounded(limit).optional()]),
-  ) as Record<LimitFileKey, z.ZodOptional<ReturnType<typeof count>>>;
+  ) as Record<LimitFileKey, z.ZodOptional<z.ZodType<number>>>;
 }
 
 export type FileConfig = z.output<typeof fileSchema>;

@@ -10,6 +10,7 @@ import {
 } from '../vocabulary.js';
 import type { Schedule } from './schedule.js';
 import type { Config } from './types.js';
+import { durationText } from './values.js';
 
 /**
  * A human-readable summary of the configuration, for `--check-config`; secrets show as `<redacted>`, and
@@ -27,7 +28,10 @@ export function summarizeConfig(config: Config): string {
     `http: timeout ${config.http.timeoutMs / 1000}s, retries ${config.http.retries}, concurrency ${config.http.concurrency}, max response size ${config.http.maxBodyBytes} bytes`,
     // Every limit, as the file spells it: a new one shows without an edit here.
     `limits: ${Object.entries(LIMITS)
-      .map(([name, limit]) => `${limit.file} ${config.limits[name as keyof typeof LIMITS]}`)
+      .map(([name, limit]) => {
+        const value = config.limits[name as keyof typeof LIMITS];
+        return `${limit.file} ${'duration' in limit ? durationText(value) : value}`;
+      })
       .join(', ')}`,
   ];
   for (const account of config.qstash) {

@@ -139,6 +139,24 @@ export const lookbackMs = parsedText(LOOKBACK_EXPECTED, (text) => {
   return ms < MIN_LOOKBACK_MS || ms > MAX_LOOKBACK_MS ? { error: 'must be from 1m to 7d' } : ms;
 });
 
+/** A duration as the file writes it: the largest whole unit (`30s`, `5m`, `1h`; `0s`). */
+export function durationText(ms: number): string {
+  if (ms > 0 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms > 0 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
+}
+
+/** A duration limit (`limits.event_settle`): `0s` or {@link parseDuration}'s, within its bounds (ms). */
+export const durationLimit = (min: number, max: number | undefined) => {
+  const expected = 'must be a duration like 0s, 30s or 5m';
+  const bounds = `must be from ${durationText(min)} to ${max === undefined ? 'any' : durationText(max)}`;
+  return parsedText(expected, (text) => {
+    const ms = text === '0s' ? 0 : parseDuration(text);
+    if (ms === undefined) return { error: expected };
+    return ms < min || (max !== undefined && ms > max) ? { error: bounds } : ms;
+  });
+};
+
 const SIZE_UNITS = { '': 1, KiB: 1024, MiB: 1024 * 1024 } as const;
 /**
  * Above this, one body of the smallest entries takes seconds of main-thread JSON work (blocking

@@ -44,6 +44,35 @@ export function eventPage(
   });
 }
 
+/**
+ * When a simulated event list shows an event: `visible` once its time has passed (as Upstash does);
+ * `as-given` whatever its date (the fault of an upstream that dates events in another unit, in the
+ * future: microseconds for milliseconds); `late`: every `every`-th event of the list (oldest first, the
+ * first included) shows only `ms` after the time the list is ordered by (a log event's time, a run's
+ * creation), the others at once (the fault of an eventually consistent log: an event visible after
+ * newer ones).
+ */
+export type EventDating =
+  'visible' | 'as-given' | { readonly late: { readonly ms: number; readonly every: number } };
+
+/** The events of `items` that `dating` shows at `now` (a `late` dating hides the late ones until due). */
+export function shown(items: readonly Timed[], dating: EventDating, now: number): Timed[] {
+  if (typeof dating === 'string') return [...items];
+  const { ms, every } = dating.late;
+  return [...items]
+    .sort((a, b) => a.at - b.at)
+    .filter((item, at) => at % Math.max(1, every) !== 0 || item.at + ms <= now);
+}
+
+/** Whether a `fromDate` or `toDate` was sent that is no whole number: Upstash types them int64 (400). */
+export function badTimeParam(query: URLSearchParams | undefined): boolean {
+  for (const name of ['fromDate', 'toDate']) {
+    const text = query?.get(name);
+    if (text !== undefined && text !== null && !/^\d+$/.test(text)) return true;
+  }
+  return false;
+}
+
 /** A Unix ms query parameter, or undefined when absent or not a whole number. */
 export function timeParam(query: URLSearchParams | undefined, name: string): number | undefined {
   const text = query?.get(name);

@@ -1,6 +1,6 @@
-import type { Answer } from './answer.js';
+import { jsonAnswer, type Answer } from './answer.js';
 import { defineEndpoint, type Endpoint, type EndpointContext } from './endpoint.js';
-import { eventPage, timeParam, type Timed } from './event-pages.js';
+import { badTimeParam, eventPage, shown, timeParam, type EventDating, type Timed } from './event-pages.js';
 import { noise } from './noise.js';
 import type { RouteParams } from './paths.js';
 
@@ -94,6 +94,7 @@ export class QstashLogs implements Endpoint {
   readonly #ctx: EndpointContext;
   readonly #listField: 'logs' | 'events';
   #override: readonly Record<string, unknown>[] | null = null;
+  #dating: EventDating = 'visible';
 
   constructor(ctx: EndpointContext, listField: 'logs' | 'events') {
     this.#ctx = ctx;
@@ -106,6 +107,11 @@ export class QstashLogs implements Endpoint {
    */
   setOverride(events: readonly Record<string, unknown>[] | null): void {
     this.#override = events;
+  }
+
+  /** Whether events dated after the clock are served (a fault: event-pages.ts, EventDating). */
+  setDating(dating: EventDating): void {
+    this.#dating = dating;
   }
 
   /** Every event with time in [from, to] (generated, or the override). */
@@ -146,11 +152,16 @@ export class QstashLogs implements Endpoint {
   answer(_params: RouteParams, query?: URLSearchParams): Answer {
     // Opened before the clock is read: an opening this read fixes is not after its `now`.
     this.#ctx.opening.at();
+    if (badTimeParam(query)) return jsonAnswer(400, { error: 'fromDate and toDate must be int64' });
     const now = this.#ctx.now();
-    const to = Math.min(now, timeParam(query, 'toDate') ?? now);
+    // Only a list given is served as dated: the generated log is never ahead of the clock.
+    const latest = this.#dating === 'as-given' && this.#override !== null ? Infinity : now;
+    const to = Math.min(latest, timeParam(query, 'toDate') ?? latest);
     const from = Math.max(now - RETENTION_MS, timeParam(query, 'fromDate') ?? 0);
     const state = query?.get('state') ?? undefined;
-    const events = this.eventsBetween(from, to).filter((e) => state === undefined || e.body.state === state);
+    const events = shown(this.eventsBetween(from, to), this.#dating, now).filter(
+      (e) => state === undefined || e.body.state === state,
+    );
     return eventPage(events, query, this.#listField, MAX_COUNT);
   }
 }

@@ -22,6 +22,7 @@ import type { Endpoints, Route } from './routes.js';
 import { SimulatorServer } from './server.js';
 import type { UrlGroup, UrlGroupsOptions } from './url-groups.js';
 import type { DemoRun, FromDateReading } from './workflow-runs.js';
+import type { EventDating } from './event-pages.js';
 
 export { CHURN_PERIOD_MS } from './endpoint.js';
 export type { Fault } from './faults.js';
@@ -49,6 +50,7 @@ export type { DlqBehaviour } from './dlq.js';
 export { DEMO_DESTINATIONS, DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET } from './qstash-logs.js';
 export { DEMO_STUCK_WORKFLOW, DEMO_WORKFLOWS, STUCK_RUN_AGE_MS } from './workflow-runs.js';
 export type { DemoRun, FromDateReading } from './workflow-runs.js';
+export type { EventDating } from './event-pages.js';
 export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
 export type { GlobalParallelismBody } from './global-parallelism.js';
 export { DEMO_QSTASH_INSTANCES } from './qstash-instances.js';
@@ -159,6 +161,12 @@ export interface Simulator {
   setWorkflowRuns(runs: readonly DemoRun[] | null): void;
   /** Which time `fromDate` filters workflow runs on (undocumented, so both are simulated). */
   setWorkflowFromDate(reading: FromDateReading): void;
+  /**
+   * Whether QStash's log and Workflow's runs show events dated after the clock (`as-given`: the fault
+   * of an upstream dating in another unit), only once their time has passed (`visible`, the default),
+   * or some of them late (`{ late }`: the fault of an eventually consistent log; event-pages.ts).
+   */
+  setEventDating(dating: EventDating): void;
   /** Close the listener and destroy every open connection, hung ones included. */
   stop(): Promise<void>;
   /** Listen again on the same port after {@link Simulator.stop}, keeping all state. */
@@ -262,6 +270,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setWorkflowRuns: (runs) => {
       endpoints.workflow_logs.setOverride(runs);
       endpoints.workflow_events.setOverride(runs);
+    },
+    setEventDating: (dating) => {
+      for (const endpoint of [
+        endpoints.qstash_logs,
+        endpoints.qstash_events,
+        endpoints.workflow_logs,
+        endpoints.workflow_events,
+      ])
+        endpoint.setDating(dating);
     },
     setWorkflowFromDate: (reading) => {
       endpoints.workflow_logs.setFromDateReading(reading);

@@ -1,6 +1,6 @@
 import { jsonAnswer, type Answer } from './answer.js';
 import { defineEndpoint, type Endpoint, type EndpointContext } from './endpoint.js';
-import { eventPage, timeParam, type Timed } from './event-pages.js';
+import { badTimeParam, eventPage, shown, timeParam, type EventDating, type Timed } from './event-pages.js';
 import { noise } from './noise.js';
 import { DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET } from './qstash-logs.js';
 import type { RouteParams } from './paths.js';
@@ -34,7 +34,10 @@ export const DEMO_WORKFLOWS = [
 /** The workflow whose one run is stuck (user info and fragment in its URL, never shown). */
 export const DEMO_STUCK_WORKFLOW = `https://ops:${DEMO_EVENT_SECRET}@jobs.example.com/api/workflows/import#step-${DEMO_EVENT_SECRET}`;
 
-/** Which time upstream's `fromDate` filters runs on: undocumented, so both are simulated. */
+/**
+ * Which time upstream's `fromDate` filters runs on (docs/metrics.md, Which time fromDate filters on):
+ * undocumented, so both are simulated.
+ */
 export type FromDateReading = 'created' | 'events';
 
 /** A run as the simulator knows it: its times and outcome. */
@@ -49,6 +52,7 @@ export interface DemoRun {
 
 /** A run as Upstash's run mode returns it at time `now`, every field filled (secrets included). */
 function runBody(run: DemoRun, now: number): Record<string, unknown> {
+  // The time is the caller's: with dating `as-given` it is Infinity (every completion has passed).
   const finished = run.completedAt !== undefined && run.completedAt <= now;
   const secretHeaders = { Authorization: [`Bearer ${DEMO_EVENT_SECRET}`] };
   return {
@@ -97,6 +101,7 @@ export class WorkflowRuns implements Endpoint {
   readonly #ctx: EndpointContext;
   #override: readonly DemoRun[] | null = null;
   #reading: FromDateReading = 'created';
+  #dating: EventDating = 'visible';
 
   constructor(ctx: EndpointContext) {
     this.#ctx = ctx;
@@ -105,6 +110,11 @@ export class WorkflowRuns implements Endpoint {
   /** Serve these runs instead of generated ones; `null` restores. */
   setOverride(runs: readonly DemoRun[] | null): void {
     this.#override = runs;
+  }
+
+  /** Whether completions dated after the clock are served (a fault: event-pages.ts, EventDating). */
+  setDating(dating: EventDating): void {
+    this.#dating = dating;
   }
 
   /** Which time `fromDate` filters on. */
@@ -165,20 +175,22 @@ export class WorkflowRuns implements Endpoint {
       return jsonAnswer(400, { error: 'the simulator serves run mode only (groupBy=workflowRunId)' });
     // Opened before the clock is read: an opening this read fixes is not after its `now`.
     this.#ctx.opening.at();
-    const now = this.#ctx.now();
+    if (badTimeParam(query)) return jsonAnswer(400, { error: 'fromDate must be int64' });
+    const clock = this.#ctx.now();
+    const now = this.#dating === 'as-given' ? Infinity : clock;
     const state = query.get('state') ?? undefined;
     const from = timeParam(query, 'fromDate');
     const runs: Timed[] = [];
-    for (const run of this.runsAt(now)) {
+    for (const run of this.runsAt(clock)) {
       const finished = run.completedAt !== undefined && run.completedAt <= now;
       const runState = finished ? run.outcome : 'RUN_STARTED';
       if (state !== undefined && state !== runState) continue;
       // Creation reading: the run's creation; events reading: its last event (completion, or now).
-      const filtered = this.#reading === 'created' ? run.createdAt : finished ? run.completedAt : now;
+      const filtered = this.#reading === 'created' ? run.createdAt : finished ? run.completedAt : clock;
       if (from !== undefined && filtered < from) continue;
       runs.push({ at: run.createdAt, body: runBody(run, now) });
     }
-    return eventPage(runs, query, 'runs', RUN_PAGE);
+    return eventPage(shown(runs, this.#dating, clock), query, 'runs', RUN_PAGE);
   }
 }
 

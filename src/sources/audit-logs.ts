@@ -1,7 +1,7 @@
 import { gauge, type DataMetric } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchAuditLogs, type AuditEvent } from '../upstash/audit-logs.js';
-import { EventScan, startState, type EventState } from './event-rule.js';
+import { EventScan, startState, type CountedEvent, type EventState } from './event-rule.js';
 import { ScanWarnings } from './event-warnings.js';
 import type { SourceKind } from './source.js';
 
@@ -34,6 +34,9 @@ const METRICS = {
   ),
 };
 
+/** Identities of the settle window kept per `max_event_pages` (the log is unpaged: a page of 100). */
+const AUDIT_KEPT_PER_PAGE = 100;
+
 /** Where the entry's event store keeps the audit log's one (source, state): `all`. */
 const STATE = 'audit_logs/all';
 
@@ -60,9 +63,9 @@ export function auditSamples(account: string, state: EventState, events: readonl
 }
 
 /**
- * The account's audit log, on `audit_interval` (contract 10.4): the events since the exporter started
- * counted by action and kind of source, on 10.1's rule with times in Unix seconds (W starts at the
- * second the entry began to be polled). Who acted, on what, from where never leave the parser
+ * The account's audit log, on `audit_interval` (docs/metrics.md, The account's safety): the events since the
+ * exporter started counted by action and kind of source, on the event rule with times in whole Unix
+ * seconds (W starts at the second the entry began to be polled, the settle window is whole seconds). Who acted, on what, from where never leave the parser
  * (src/upstash/audit-logs.ts).
  */
 export const auditLogs: SourceKind<'audit_logs'> = {
@@ -74,19 +77,29 @@ export const auditLogs: SourceKind<'audit_logs'> = {
     const state = entry.states.get(STATE) ?? startState(Math.floor(entry.since / 1000));
     // One body holds every event, in no documented order: read unordered, and only the events from
     // W on (the rest of a year of history cannot count, so its identities need not be held).
-    const scan = new EventScan(state, { perSecond: 1, maxSeries: limits.maxEventSeries, ordered: false });
-    scan.read(
-      events
-        .filter((event) => event.time >= state.watermark)
-        .map((event) => ({ time: event.time, identity: event.id, labels: [event.action, event.via] })),
-    );
+    const scan = new EventScan(state, {
+      perSecond: 1,
+      maxSeries: limits.maxEventSeries,
+      ordered: false,
+      settle: Math.floor(limits.eventSettle / 1000),
+      now: Math.floor(Date.now() / 1000),
+      // One unpaged body: as many identities as the QStash log's pages would hold.
+      maxKept: limits.maxEventPages * AUDIT_KEPT_PER_PAGE,
+    });
+    const from = scan.from;
+    const counted: CountedEvent[] = [];
+    for (const event of events) {
+      const time = Math.floor(event.time);
+      if (time >= from) counted.push({ time, identity: event.id, labels: [event.action, event.via] });
+    }
+    scan.read(counted);
     const result = scan.finish(true);
     entry.states.set(STATE, result.state);
     const said = new ScanWarnings();
     said.add('all', result);
     return {
       samples: auditSamples(account.name, result.state, events),
-      rejectedFields: rejected,
+      rejectedFields: result.future > 0 ? [...rejected, 'time'] : rejected,
       labelValuesDropped: result.truncated,
       warnings: said.warnings(limits, 'log'),
     };

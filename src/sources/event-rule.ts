@@ -1,10 +1,10 @@
-// The one paging and counting rule of the event sources (contract 10.1): `qstash_logs`,
-// `workflow_runs` and `audit_logs` read events (a time and an identity) and turn them into counters
-// that count each event once, across polls, overlapping windows, events at exactly the watermark,
-// failed pages and reloads. Pure: it consumes parsed pages and returns the next state; the caller
-// fetches the pages (and says which page was the last) and turns the state into samples. The state
-// is plain data (numbers, strings, arrays), so that it can be kept, carried across a reload or to
-// another thread, and compared in tests as it is.
+// The one paging and counting rule of the event sources (docs/metrics.md, Event counters):
+// `qstash_logs`, `workflow_runs` and `audit_logs` read events (a time and an identity) and turn them
+// into counters that count each event once, across polls, overlapping windows, late events within the
+// settle window, failed pages and reloads. Pure: it consumes parsed pages and returns the next state;
+// the caller fetches the pages (and says which page was the last) and turns the state into samples.
+// The state is plain data (numbers, strings, arrays), so that it can be kept, carried across a reload
+// or to another thread, and compared in tests as it is.
 
 /** One event as the rule sees it: when, which, and the label values it is counted under. */
 export interface CountedEvent {
@@ -32,12 +32,30 @@ export interface EventSeries {
   readonly buckets: readonly number[];
 }
 
+/** An event counted within the settle window below W: kept so that a re-read does not count it again. */
+export interface SettledEvent {
+  readonly time: number;
+  readonly identity: string;
+}
+
 /** Everything one (entry, source, state) keeps between polls: small, plain, carried as it is. */
 export interface EventState {
-  /** W, in the rule's unit: events before it are not counted. */
+  /** W, in the rule's unit: the greatest time counted (the start before any). */
   readonly watermark: number;
+  /**
+   * Nothing before it is counted any more: the entry's start at first, then the least time whose
+   * identities are kept (W − settle after a poll), so that a reload widening the window counts
+   * nothing twice.
+   */
+  readonly since: number;
   /** The identities of the events at exactly W already counted (only that instant's). */
   readonly atWatermark: readonly string[];
+  /**
+   * The events counted at W − settle or later but before W: a poll reads from W − settle, and
+   * these are what it must not count again. Events fall out as W moves on, so this holds at most
+   * the events of one settle window.
+   */
+  readonly settled: readonly SettledEvent[];
   /** Seconds of windows not read because of the page cap, in all. */
   readonly unreadSeconds: number;
   /** Whether the last successful poll reached the end (or the events before W). */
@@ -56,8 +74,8 @@ export interface EventRuleOptions {
    */
   readonly maxSeries: number;
   /**
-   * Whether pages come newest first by the event's time (QStash's logs, the audit log): an event
-   * before W then proves that nothing after it can count, and a capped poll leaves unread only the
+   * Whether pages come newest first by the event's time (QStash's logs): an event before the
+   * window (W − settle) then proves that nothing after it can count, and a capped poll leaves unread only the
    * span below the oldest time read. Otherwise (workflow runs, ordered by creation but keyed on
    * completion) any page may still hold an event to count, and a capped poll leaves its whole
    * window in doubt.
@@ -65,11 +83,38 @@ export interface EventRuleOptions {
   readonly ordered: boolean;
   /** Histogram bucket bounds (seconds, increasing) for the events' values; none for a plain counter. */
   readonly buckets?: readonly number[];
+  /**
+   * How far below W a poll reads again (`limits.event_settle`, in the rule's unit; 0 when absent): an
+   * event that became visible after a newer one, by at most this much, is still counted once.
+   */
+  readonly settle?: number;
+  /**
+   * The exporter's clock when the poll began, in the rule's unit. An event dated more than
+   * {@link FUTURE_HORIZON_SECONDS} after it is refused; a capped unordered poll says the span from W
+   * to it. Absent: no time is refused, and such a poll says the span up to the newest time read.
+   */
+  readonly now?: number;
+  /**
+   * Identities kept at most (the page cap × page size): beyond, the window's oldest are dropped and
+   * nothing before the oldest kept is counted any more. Unbounded when absent.
+   */
+  readonly maxKept?: number;
 }
 
-/** The state of a (source, state) before its first poll: W is the time the process started. */
+/** How far ahead of the exporter's clock an event may be dated, as for stats points (seconds). */
+export const FUTURE_HORIZON_SECONDS = 300;
+
+/** The state of a (source, state) before its first poll: W is the time counting began. */
 export function startState(watermark: number): EventState {
-  return { watermark, atWatermark: [], unreadSeconds: 0, complete: true, series: [] };
+  return {
+    watermark,
+    since: watermark,
+    atWatermark: [],
+    settled: [],
+    unreadSeconds: 0,
+    complete: true,
+    series: [],
+  };
 }
 
 /** The label value of every label of the set that new label sets beyond the cap are counted under. */
@@ -84,6 +129,8 @@ export interface ScanResult {
   readonly truncated: number;
   /** Seconds of this poll's window left unread (0 when it was complete). */
   readonly unreadSeconds: number;
+  /** Events refused as dated more than {@link FUTURE_HORIZON_SECONDS} ahead: not counted, W not moved. */
+  readonly future: number;
 }
 
 interface Pending {
@@ -97,25 +144,33 @@ interface Pending {
  * One poll of one (source, state), page by page. Nothing it reads changes the state it started
  * from: {@link finish} returns the next state, and a poll that fails is simply dropped, leaving W
  * and the counters where they were (the next poll reads the same window again). Memory: the counts
- * per label set, the identities at the greatest time read and at the least time paged to (or, for
- * an unordered read, the identities it read: at most the page cap's worth).
+ * per label set, the time and identity of each event counted (at most the page cap's worth), the
+ * identities at the least time paged to (or, for an unordered read, the identities it read).
  */
 export class EventScan {
   readonly #state: EventState;
   readonly #options: EventRuleOptions;
   readonly #atWatermark: ReadonlySet<string>;
+  /** The settled events by time: looked up only for an event before W (the re-read window). */
+  readonly #settled = new Map<number, string[]>();
+  readonly #from: number;
+  readonly #horizon: number;
+  /** This poll's counted events, time and identity, for the next state's settled and W's identities. */
+  readonly #countedTimes: number[] = [];
+  readonly #countedIds: string[] = [];
+  #future = 0;
+  /** The least time this poll read (counted or not): a capped ordered poll read everything above it. */
+  #leastRead: number | undefined;
   readonly #index = new Map<string, number>();
   readonly #pending = new Map<string, Pending>();
   #newSeries = 0;
   #counted = 0;
   #truncated = 0;
   #newest: number | undefined;
-  #atNewest = new Set<string>();
-  #oldest: number | undefined;
   /**
    * Ordered reads: the least time paged to, and the identities read at it: the first alone, a set
    * only from the second on (most instants hold one event, and a set per event was a tenth of the
-   * cost of counting a window: issue 30).
+   * cost of counting a window: BENCHMARKS.md, the event window).
    */
   #reached: number | undefined;
   #firstAtReached = '';
@@ -128,36 +183,62 @@ export class EventScan {
     this.#state = state;
     this.#options = options;
     this.#atWatermark = new Set(state.atWatermark);
+    for (const { time, identity } of state.settled) {
+      const at = this.#settled.get(time);
+      if (at === undefined) this.#settled.set(time, [identity]);
+      else at.push(identity);
+    }
     state.series.forEach((series, at) => this.#index.set(keyOf(series.labels), at));
+    // Never before counting began (no history), nor from a fraction of the unit (upstream wants an
+    // integer `fromDate`; docs/metrics.md, Event counters).
+    this.#from = Math.floor(Math.max(state.since, state.watermark - (options.settle ?? 0)));
+    this.#horizon =
+      options.now === undefined ? Infinity : options.now + FUTURE_HORIZON_SECONDS * options.perSecond;
   }
 
-  /** The time to ask upstream for (`fromDate`, in the rule's unit) before any lookback. */
+  /** W, in the rule's unit. */
   get watermark(): number {
     return this.#state.watermark;
   }
 
+  /** The time to ask upstream for (`fromDate`, in the rule's unit) before any lookback: W − settle. */
+  get from(): number {
+    return this.#from;
+  }
+
   /**
    * Takes one page, newest first. Returns false once the pages' order proves nothing after can
-   * count (an event before W on an ordered read): the caller stops paging, and the poll is complete.
+   * count (an event before W − settle on an ordered read): the caller stops paging, and the poll is complete.
    */
   read(events: readonly CountedEvent[]): boolean {
     const { watermark } = this.#state;
+    const from = this.#from;
     for (const event of events) {
+      const { time } = event;
+      // A time too far ahead (a unit mistaken upstream) would move W past every event to come.
+      if (time > this.#horizon) {
+        this.#future++;
+        continue;
+      }
       if (this.#repeated(event)) continue;
-      if (event.time < watermark) {
+      if (this.#leastRead === undefined || time < this.#leastRead) this.#leastRead = time;
+      if (time < from) {
         if (this.#options.ordered) this.#done = true;
         continue;
       }
-      if (event.time === watermark && this.#atWatermark.has(event.identity)) continue;
+      if (time <= watermark && this.#known(event)) continue;
       this.#count(event);
-      if (this.#newest === undefined || event.time > this.#newest) {
-        this.#newest = event.time;
-        this.#atNewest = new Set();
-      }
-      if (event.time === this.#newest) this.#atNewest.add(event.identity);
-      if (this.#oldest === undefined || event.time < this.#oldest) this.#oldest = event.time;
+      this.#countedTimes.push(time);
+      this.#countedIds.push(event.identity);
+      if (this.#newest === undefined || time > this.#newest) this.#newest = time;
     }
     return !this.#done;
+  }
+
+  /** Whether an event at or before W was counted by an earlier poll (at W, or settled below it). */
+  #known(event: CountedEvent): boolean {
+    if (event.time === this.#state.watermark) return this.#atWatermark.has(event.identity);
+    return this.#settled.get(event.time)?.includes(event.identity) ?? false;
   }
 
   /**
@@ -186,34 +267,84 @@ export class EventScan {
 
   /**
    * Ends a poll that read every page it could: `reachedEnd` says whether the last page came without
-   * a cursor (else paging stopped at the page cap). W moves to the greatest time read; a capped
-   * poll adds the span it did not read to the unread seconds.
+   * a cursor (else paging stopped at the page cap). W moves to the greatest time counted (never
+   * back); a capped poll adds the span it did not read to the unread seconds, even having counted
+   * nothing.
    */
   finish(reachedEnd: boolean): ScanResult {
     const old = this.#state;
     const complete = reachedEnd || this.#done;
-    let unread = 0;
-    if (!complete && this.#newest !== undefined && this.#oldest !== undefined) {
-      const below = this.#options.ordered ? this.#oldest : this.#newest;
-      unread = (below - old.watermark) / this.#options.perSecond;
-    }
-    let watermark = old.watermark;
-    let atWatermark = old.atWatermark;
-    if (this.#newest !== undefined) {
-      watermark = this.#newest;
-      atWatermark =
-        this.#newest === old.watermark ? [...old.atWatermark, ...this.#atNewest] : [...this.#atNewest];
-    }
+    const unread = complete ? 0 : this.#unread();
+    const watermark = Math.max(old.watermark, this.#newest ?? old.watermark);
+    const { atWatermark, settled, floor } = this.#kept(watermark);
     const series = old.series.map((kept) => {
       const added = this.#pending.get(keyOf(kept.labels));
       return added === undefined ? kept : merge(kept, added);
     });
     for (const [key, added] of this.#pending) if (!this.#index.has(key)) series.push(merge(undefined, added));
     return {
-      state: { watermark, atWatermark, unreadSeconds: old.unreadSeconds + unread, complete, series },
+      state: {
+        watermark,
+        since: Math.max(old.since, floor),
+        atWatermark,
+        settled,
+        unreadSeconds: old.unreadSeconds + unread,
+        complete,
+        series,
+      },
       counted: this.#counted,
       truncated: this.#truncated,
       unreadSeconds: unread,
+      future: this.#future,
+    };
+  }
+
+  /**
+   * The span a capped poll did not read, in seconds, said even when it counted nothing (the settle
+   * window below W was read before, so it is not unread). Ordered: from W up to the least time read,
+   * everything above it was read. Unordered (runs paged by creation, keyed on completion): any page
+   * left may hold an event of the whole window, from W to the poll's start.
+   */
+  #unread(): number {
+    const w = this.#state.watermark;
+    const upTo = this.#options.ordered
+      ? (this.#leastRead ?? this.#options.now ?? w)
+      : (this.#options.now ?? this.#newest ?? w);
+    return Math.max(0, upTo - w) / this.#options.perSecond;
+  }
+
+  /** The identities the next poll must not count again: at the new W, and settled below it. */
+  #kept(watermark: number): {
+    atWatermark: readonly string[];
+    settled: readonly SettledEvent[];
+    /** Nothing below it can be counted any more: its identities are not kept. */
+    floor: number;
+  } {
+    const old = this.#state;
+    const cutoff = watermark - (this.#options.settle ?? 0);
+    const atWatermark = watermark === old.watermark ? [...old.atWatermark] : [];
+    const settled: SettledEvent[] = [];
+    for (const event of old.settled) if (event.time >= cutoff) settled.push(event);
+    if (watermark !== old.watermark && old.watermark >= cutoff)
+      for (const identity of old.atWatermark) settled.push({ time: old.watermark, identity });
+    const times = this.#countedTimes;
+    const ids = this.#countedIds;
+    for (let at = 0; at < times.length; at++) {
+      const time = times[at] ?? 0;
+      const identity = ids[at] ?? '';
+      if (time === watermark) atWatermark.push(identity);
+      else if (time >= cutoff) settled.push({ time, identity });
+    }
+    const room = (this.#options.maxKept ?? Infinity) - atWatermark.length;
+    if (settled.length <= room) return { atWatermark, settled, floor: cutoff };
+    // More events in the window than a poll can read (late ones revealed poll after poll): the newest
+    // are kept, with every one at the oldest instant kept, and nothing older is counted any more.
+    settled.sort((a, b) => b.time - a.time);
+    const least = settled[Math.max(0, room - 1)]?.time ?? watermark;
+    return {
+      atWatermark,
+      settled: room > 0 ? settled.filter((event) => event.time >= least) : [],
+      floor: room > 0 ? least : watermark,
     };
   }
 

@@ -2,7 +2,7 @@ import { counter, gauge, type DataMetric } from '../metrics/catalogue.js';
 import { sample, type LabelPairs, type Sample } from '../metrics/sample.js';
 import { cumulativeBuckets, type EventSeries, type EventState } from './event-rule.js';
 
-// What every event source of contract 10.1 exports of each (source, state) it reads besides its own
+// What every event source (docs/metrics.md, Event counters) exports of each (source, state) it reads besides its own
 // counters: whether the last poll reached the end, the span left unread, and the watermark.
 
 /** The `# HELP` phrase of the event sources' series. */

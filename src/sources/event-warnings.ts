@@ -1,17 +1,19 @@
 import type { Limits } from '../vocabulary.js';
-import type { ScanResult } from './event-rule.js';
+import { FUTURE_HORIZON_SECONDS, type ScanResult } from './event-rule.js';
 import { counted } from './source.js';
 
-// What the event sources of contract 10.1 say of a poll on the landing page (PollResult.warnings),
-// besides what the poller says of every source (rejected fields, label values cut): the scans the page
-// cap stopped and the events they left uncounted, and the events counted under "other". Counts, caps
-// and the states as sent upstream only: never a destination, workflow, action or actor.
+// What the event sources say of a poll on the landing page (PollResult.warnings; docs/metrics.md,
+// Event counters), besides what the poller says of every source (rejected fields, label values cut):
+// the scans the page cap stopped and the events they left uncounted, the events dated in the future,
+// and the events counted under "other". Counts, caps and the states as sent upstream only: never a
+// destination, workflow, action, actor or the refused time itself.
 
 /** The warnings of one poll's scans, gathered state by state. */
 export class ScanWarnings {
   readonly #stopped: string[] = [];
   #unreadSeconds = 0;
   #other = 0;
+  #future = 0;
 
   /** Takes the outcome of one (source, state)'s scan. */
   add(state: string, result: ScanResult): void {
@@ -20,6 +22,7 @@ export class ScanWarnings {
       this.#unreadSeconds += result.unreadSeconds;
     }
     this.#other += result.truncated;
+    this.#future += result.future;
   }
 
   /**
@@ -32,6 +35,10 @@ export class ScanWarnings {
       warnings.push(
         `scan stopped at max_event_pages (${counted(limits.maxEventPages, 'page')}) for ${this.#stopped.join(', ')}: ${Math.ceil(this.#unreadSeconds)} s of the ${what} not read, its events not counted`,
       );
+    if (this.#future > 0)
+      warnings.push(
+        `${counted(this.#future, 'event')} dated more than ${FUTURE_HORIZON_SECONDS / 60} minutes ahead of the exporter's clock not counted`,
+      );
     if (this.#other > 0)
       warnings.push(
         `${counted(this.#other, 'event')} counted under "other": max_event_series (${counted(limits.maxEventSeries, 'label set')}) reached`,
@@ -42,7 +49,7 @@ export class ScanWarnings {
 
 /**
  * `2 deliveries FAILED since the previous poll`: what one poll counted of a state that is trouble,
- * `since the exporter started` on the state's first poll (which counts from the start, 10.1).
+ * `since the exporter started` on the state's first poll (which counts from the start).
  */
 export function sincePoll(what: string, first: boolean): string {
   return `${what} since ${first ? 'the exporter started' : 'the previous poll'}`;

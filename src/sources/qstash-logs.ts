@@ -2,7 +2,13 @@ import { counter } from '../metrics/catalogue.js';
 import { labelKey } from '../metrics/label-limit.js';
 import type { Sample } from '../metrics/sample.js';
 import { scanEvents } from '../upstash/event-paths.js';
-import { LOG_STATES, QSTASH_LOGS, type LogEvent, type LogState } from '../upstash/qstash-logs.js';
+import {
+  LOG_PAGE_SIZE,
+  LOG_STATES,
+  QSTASH_LOGS,
+  type LogEvent,
+  type LogState,
+} from '../upstash/qstash-logs.js';
 import { EventScan, startState, type CountedEvent } from './event-rule.js';
 import { counterSamples, POLLED_EVENTS, scanMetrics, scanSamples } from './event-samples.js';
 import { ScanWarnings, sincePoll } from './event-warnings.js';
@@ -28,11 +34,11 @@ const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string
 };
 
 /**
- * A log event of `state` as the event rule counts it. Its identity is contract 10.2's `messageId` +
- * `time` + `state`, held as the message alone: the pages are ordered, so the rule compares identities
- * only among the events of one instant (event-rule.ts), and a scan reads one state; the time and
- * state were the same in every identity compared, and turning 10,000 times into text cost as much as
- * reading the events (issue 30). Names and IDs are kept as label keys (a long one as its head and
+ * A log event of `state` as the event rule counts it. Its identity is `messageId` + `time` + `state`
+ * (docs/metrics.md, Event counters), held as the message alone: the rule compares identities only
+ * among the events of one instant (event-rule.ts), and a scan reads one state; the time and state
+ * were the same in every identity compared, and turning 10,000 times into text cost as much as
+ * reading the events (BENCHMARKS.md, the event window). Names and IDs are kept as label keys (a long one as its head and
  * hash): a poll holds its label sets and the identities at W, not the 80,000-character names a page
  * may carry.
  */
@@ -53,9 +59,9 @@ export function countedLogEvent(event: LogEvent, state: LogState): CountedEvent 
 }
 
 /**
- * QStash's delivery errors and failures by destination (contract 10.2): per state, the log events
- * from W on (`fromDate=W`, newest first, `count=100` a page, at most max_event_pages pages), each
- * counted once by the event rule (event-rule.ts), on the entry's `events_interval`.
+ * QStash's delivery errors and failures by destination (docs/metrics.md, Delivery errors and workflow runs): per state, the log
+ * events from W − settle on (`fromDate`, newest first, `count=100` a page, at most max_event_pages
+ * pages), each counted once by the event rule (event-rule.ts), on the entry's `events_interval`.
  */
 export const qstashLogs: SourceKind<'qstash_logs'> = {
   name: NAME,
@@ -75,6 +81,9 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
         perSecond: 1000,
         maxSeries: limits.maxEventSeries,
         ordered: true,
+        settle: limits.eventSettle,
+        now: Date.now(),
+        maxKept: limits.maxEventPages * LOG_PAGE_SIZE,
       });
       const paging = await scanEvents(
         client,
@@ -85,7 +94,7 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
           maxPages: limits.maxEventPages,
           signal,
           deadline,
-          query: { state, fromDate: scan.watermark },
+          query: { state, fromDate: scan.from },
         },
         // An event of another state than asked for (an upstream that ignored the filter) is not this
         // state's: it is neither counted nor moves W.
@@ -101,6 +110,7 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
       if (paging.sdk) events.useSdkPath(NAME, QSTASH_LOGS.sdk.path);
       for (const field of paging.rejected) rejected.add(field);
       const result = scan.finish(paging.end === 'last_page');
+      if (result.future > 0) rejected.add('time');
       events.states.set(key, result.state);
       truncated += result.truncated;
       said.add(state, result);

@@ -6,6 +6,7 @@ import { scanEvents } from '../upstash/event-paths.js';
 import type { PagerTarget } from '../upstash/pager.js';
 import {
   FINISHED_RUN_STATES,
+  RUN_PAGE_SIZE,
   RUN_STARTED,
   WORKFLOW_RUNS,
   type FinishedRunState,
@@ -25,7 +26,7 @@ import { counted, type SourceKind } from './source.js';
 
 const NAME = 'workflow_runs';
 
-/** Contract 10.3's buckets of run durations (seconds). */
+/** The buckets of run durations (seconds; docs/metrics.md, Delivery errors and workflow runs). */
 export const DURATION_BUCKETS = [1, 5, 15, 60, 300, 900, 3600, 14400, 86400] as const;
 
 /** The `state` label of each finished state. */
@@ -55,10 +56,13 @@ const OLDEST = gauge(
   1000,
 );
 
-/** A finished run as the event rule counts it: keyed on completion, identified by ID and creation. */
+/**
+ * A finished run as the event rule counts it: keyed on completion (a whole ms: a fraction would make
+ * every later `fromDate` one, which upstream refuses), identified by ID and creation.
+ */
 function countedRun(run: WorkflowRun & { readonly workflowRunCompletedAt: number }): CountedEvent {
   return {
-    time: run.workflowRunCompletedAt,
+    time: Math.floor(run.workflowRunCompletedAt),
     // As label keys: a long ID or URL is held as its head and hash (qstash-logs.ts says why).
     identity: labelKey(`${run.workflowRunId}@${run.workflowRunCreatedAt}`),
     labels: [labelKey(run.workflow ?? '')],
@@ -88,9 +92,9 @@ async function readRuns(read: Read, query: PagerTarget['query'], onRuns: (runs: 
 }
 
 /**
- * Upstash Workflow's runs by workflow (contract 10.3), on the entry's `events_interval`: for each
- * finished state, the runs asked for from W − workflow_lookback in run mode and counted by the event
- * rule on their completion time, whichever time upstream's fromDate filters on; then the runs in
+ * Upstash Workflow's runs by workflow (docs/metrics.md, Delivery errors and workflow runs), on the entry's `events_interval`:
+ * for each finished state, the runs asked for from W − settle − workflow_lookback in run mode and
+ * counted by the event rule on their completion time, whichever time upstream's fromDate filters on; then the runs in
  * progress, read whole up to the page cap, as gauges.
  */
 export const workflowRuns: SourceKind<'workflow_runs'> = {
@@ -127,21 +131,21 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
         maxSeries: Math.max(0, limits.maxEventSeries - others),
         ordered: false,
         buckets: DURATION_BUCKETS,
+        settle: limits.eventSettle,
+        now: Date.now(),
+        maxKept: limits.maxEventPages * RUN_PAGE_SIZE,
       });
-      const paging = await readRuns(
-        read,
-        { state, fromDate: Math.max(0, scan.watermark - lookback) },
-        (runs) => {
-          const finished = runs.filter((run): run is WorkflowRun & { workflowRunCompletedAt: number } => {
-            if (run.workflowState !== undefined && run.workflowState !== state) return false;
-            // A finished run without its completion time cannot be keyed: said, not counted.
-            if (run.workflowRunCompletedAt === undefined) read.rejected.add('workflowRunCompletedAt');
-            return run.workflowRunCompletedAt !== undefined;
-          });
-          return scan.read(finished.map(countedRun));
-        },
-      );
+      const paging = await readRuns(read, { state, fromDate: Math.max(0, scan.from - lookback) }, (runs) => {
+        const finished = runs.filter((run): run is WorkflowRun & { workflowRunCompletedAt: number } => {
+          if (run.workflowState !== undefined && run.workflowState !== state) return false;
+          // A finished run without its completion time cannot be keyed: said, not counted.
+          if (run.workflowRunCompletedAt === undefined) read.rejected.add('workflowRunCompletedAt');
+          return run.workflowRunCompletedAt !== undefined;
+        });
+        return scan.read(finished.map(countedRun));
+      });
       const result = scan.finish(paging.end === 'last_page');
+      if (result.future > 0) read.rejected.add('time');
       events.states.set(key, result.state);
       truncated += result.truncated;
       said.add(state, result);

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { EventList } from './event-paths.js';
-import { entryObject, number, numberField, optional, textField, type Tolerated } from './tolerance.js';
+import {
+  entryObject,
+  isNumber,
+  number,
+  numberField,
+  optional,
+  textField,
+  type Tolerated,
+} from './tolerance.js';
 import { originOf } from './url-origin.js';
 
 /**
@@ -32,9 +40,10 @@ const name = optional(z.string().transform((text) => (text === '' ? undefined : 
 // An event carries the message's headers and body, the response's body and headers, the error text,
 // callback URLs and labels: any may hold a customer's secret. Only the fields named here are parsed
 // (zod drops every other key); the URL becomes its origin in the transform itself. `time` and
-// `messageId` are the event's identity: all-or-nothing, a bad one fails the page.
+// `messageId` are the event's identity: all-or-nothing, a bad one fails the page. A fractional time is
+// floored (docs/metrics.md, Event counters: times are whole milliseconds).
 const logEvent = z.object({
-  time: number.int(),
+  time: number.transform(Math.floor),
   messageId: z.string(),
   state: name,
   url: optional(z.string().transform(originOf)),
@@ -57,11 +66,11 @@ export function readLogEvent(raw: unknown, rejected: Set<string>): LogEvent | un
   const entry = entryObject(raw);
   if (entry === undefined) return undefined;
   const { time, messageId } = entry;
-  if (!Number.isSafeInteger(time) || typeof messageId !== 'string') return undefined;
+  if (!isNumber(time) || typeof messageId !== 'string') return undefined;
   const state = nameField(entry, 'state', rejected);
   const url = textField(entry, 'url', rejected);
   return {
-    time: time as number,
+    time: Math.floor(time),
     messageId,
     state,
     topicName: nameField(entry, 'topicName', rejected),

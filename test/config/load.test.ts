@@ -20,6 +20,7 @@ const DEFAULT_LIMITS = {
   maxTeams: 50,
   maxEventPages: 10,
   maxEventSeries: 500,
+  eventSettle: 30_000,
 };
 
 // A fake file system for the injected reader: absolute path → content. Missing files fail like fs does.
@@ -354,6 +355,7 @@ limits:
   max_dlq_pages: 25
   max_event_pages: 3
   max_event_series: 70
+  event_settle: 2m
 qstash:
   - name: eu
     url: https://qstash-eu.example.com/
@@ -405,6 +407,7 @@ management:
       maxTeams: 50,
       maxEventPages: 3,
       maxEventSeries: 70,
+      eventSettle: 120_000,
     });
 
     const [eu, us] = config.qstash;
@@ -825,6 +828,17 @@ management:
     expect(
       lines(configError(() => fromYaml(`limits:\n  max_teams: 1001\n  max_event_series: 0\n${base}`))),
     ).toEqual(['limits.max_teams: must be at most 1000', 'limits.max_event_series: must be at least 1']);
+    // The settle window: a duration from 0s to 10m.
+    expect(fromYaml(`limits:\n  event_settle: 0s\n${base}`).limits.eventSettle).toBe(0);
+    expect(fromYaml(`limits:\n  event_settle: 10m\n${base}`).limits.eventSettle).toBe(600_000);
+    expect(
+      lines(configError(() => fromYaml(`limits:\n  event_settle: 11m\n${base}`))).concat(
+        lines(configError(() => fromYaml(`limits:\n  event_settle: 30\n${base}`))),
+      ),
+    ).toEqual([
+      'limits.event_settle: must be from 0s to 10m',
+      'limits.event_settle: must be a duration like 0s, 30s or 5m',
+    ]);
   });
 
   test('dlq_interval follows the rules of interval; limits.max_dlq_pages is from 1 to 100', () => {

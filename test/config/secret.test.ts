@@ -5,6 +5,7 @@ import { fileSchema } from '../../src/config/file-schema.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Secret } from '../../src/config/secret.js';
 import { summarizeConfig } from '../../src/config/summary.js';
+import { LIMITS } from '../../src/vocabulary.js';
 
 const TOKEN = 'qstash_eyJVc2VySUQiOiJ0ZXN0In0=';
 const API_KEY = 'mgmt_0f1e2d3c4b5a69788796a5b4';
@@ -102,14 +103,21 @@ management:
   test('names every limit the file accepts, with its value, as the file spells it', () => {
     const keys = Object.keys(fileSchema.shape.limits.unwrap().shape);
     expect(keys).toContain('max_schedules');
-    // Values no default has, within every limit's range (max_dlq_pages is at most 100).
-    const yaml = `limits:\n${keys.map((key, i) => `  ${key}: ${2 + i}\n`).join('')}qstash:\n  - name: eu\n    token: t\n`;
+    // Values no default has, within every limit's range (max_dlq_pages is at most 100); a duration
+    // limit (event_settle) in seconds.
+    const durations = new Set<string>(
+      Object.values(LIMITS)
+        .filter((limit) => 'duration' in limit)
+        .map((limit) => limit.file),
+    );
+    const spelled = (key: string, i: number) => `${2 + i}${durations.has(key) ? 's' : ''}`;
+    const yaml = `limits:\n${keys.map((key, i) => `  ${key}: ${spelled(key, i)}\n`).join('')}qstash:\n  - name: eu\n    token: t\n`;
     const config = loadConfig({ configFile: '/c.yml', env: {}, readFile: () => yaml });
     const line = summarizeConfig(config)
       .split('\n')
       .find((l) => l.startsWith('limits: '));
     expect(line?.slice('limits: '.length).split(', ').sort()).toEqual(
-      keys.map((key, i) => `${key} ${2 + i}`).sort(),
+      keys.map((key, i) => `${key} ${spelled(key, i)}`).sort(),
     );
   });
 

@@ -2,24 +2,38 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { EventScan, startState, type EventState } from '../../src/sources/event-rule.js';
 
-// The event rule (docs/metrics.md, Delivery errors and workflow runs) against a model of upstream: events
-// arrive (several in one millisecond, some while a poll pages), polls read newest first from W page by page
-// with offset cursors (so an arrival during a poll repeats the tail of a page), stop at a page cap, or fail
-// on some page. Each event is its own label set, so a count above 1 is an event counted twice. After a last
-// full poll: every event from the start on was counted exactly once, unless its time lies in a span a capped
-// poll reported unread; and no counter ever went down.
+// The event rule (docs/metrics.md, Event counters) against a model of upstream: events arrive
+// (several in one millisecond, some while a poll pages, some late: dated before the newest already
+// read, some dated far in the future), polls read newest first from W − settle page by page with
+// offset cursors (so an arrival during a poll repeats the tail of a page), stop at a page cap, or fail
+// on some page; a worker dies mid-poll, and the state goes back to what it last published. Each event
+// is its own label set, so a count above 1 is an event counted twice. After a last full poll: every
+// event from the start on was counted exactly once, unless its time lies in a span a capped poll
+// reported unread, or it became visible more than the settle window late; no future event was
+// counted; no published counter ever went down; the identities kept are the window's only.
 
 const START = 1_000_000;
+/** The settle window of the model (ms): late events up to twice it arrive. */
+const SETTLE = 40;
+/** Dated this far after the clock, an event is refused (more than the 5 minutes allowed). */
+const FUTURE_MS = 400_000;
 
 interface Upstream {
   readonly time: number;
   readonly id: string;
   /** Creation time (workflow runs); equals `time` for logs. */
   readonly created: number;
+  /** A late event that may be missed: it showed below the window, or a capped poll came after it. */
+  readonly late?: { readonly below: boolean; readonly capped: number };
+  readonly future?: true;
 }
 
 type Action =
   | { readonly kind: 'arrive'; readonly count: number; readonly duration: number }
+  | { readonly kind: 'late'; readonly ms: number }
+  | { readonly kind: 'future' }
+  | { readonly kind: 'publish' }
+  | { readonly kind: 'die'; readonly atPage: number }
   | { readonly kind: 'advance'; readonly ms: number }
   | {
       readonly kind: 'poll';
@@ -35,6 +49,10 @@ const action = fc.oneof(
     duration: fc.integer({ min: 0, max: 120 }),
   }),
   fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 30 }) }),
+  fc.record({ kind: fc.constant('late' as const), ms: fc.integer({ min: 1, max: 2 * SETTLE }) }),
+  fc.record({ kind: fc.constant('future' as const) }),
+  fc.record({ kind: fc.constant('publish' as const) }),
+  fc.record({ kind: fc.constant('die' as const), atPage: fc.integer({ min: 0, max: 2 }) }),
   fc.record({
     kind: fc.constant('poll' as const),
     cap: fc.integer({ min: 1, max: 4 }),
@@ -56,15 +74,21 @@ function run(mode: Mode, actions: readonly Action[], pageSize: number): void {
   // History before the start is never counted.
   const events: Upstream[] = [{ time: START - 5, created: START - 5, id: 'old' }];
   let state: EventState = startState(START);
+  let published = state;
+  let publishedTotal = 0;
+  let capped = 0;
   const spans: [number, number][] = [];
   let total = 0;
   const arrive = (count: number, duration: number): void => {
     for (let i = 0; i < count; i++)
       events.push({ time: clock, created: mode.ordered ? clock : clock - duration, id: `e${serial++}` });
   };
+  const countOf = (s: EventState) => s.series.reduce((sum, x) => sum + x.count, 0);
   const poll = (cap: number, failAt: number | undefined, arriveDuring: number): void => {
-    const from = state.watermark - mode.lookback;
-    const scan = new EventScan(state, { perSecond: 1000, maxSeries: 1e9, ordered: mode.ordered });
+    const options = { perSecond: 1000, maxSeries: 1e9, ordered: mode.ordered, settle: SETTLE, now: clock };
+    const scan = new EventScan(state, options);
+    const from = scan.from - mode.lookback;
+    expect(scan.from).toBeGreaterThanOrEqual(START);
     let offset = 0;
     let reachedEnd = false;
     for (let page = 0; page < cap; page++) {
@@ -85,29 +109,63 @@ function run(mode: Mode, actions: readonly Action[], pageSize: number): void {
     }
     const result = scan.finish(reachedEnd);
     // A capped poll may leave events at exactly its oldest time unread: the span is closed.
-    if (!result.state.complete) spans.push([state.watermark, state.watermark + result.unreadSeconds * 1000]);
+    if (!result.state.complete) {
+      spans.push([state.watermark, state.watermark + result.unreadSeconds * 1000]);
+      capped++;
+    }
     expect(result.state.unreadSeconds).toBeCloseTo(state.unreadSeconds + result.unreadSeconds, 6);
-    const next = result.state.series.reduce((sum, s) => sum + s.count, 0);
+    const next = countOf(result.state);
     expect(next).toBeGreaterThanOrEqual(total);
     for (const series of result.state.series) expect(series.count).toBe(1);
+    // W never passes the clock's horizon, and only the window's identities are kept.
+    expect(result.state.watermark).toBeLessThanOrEqual(clock + FUTURE_MS);
+    for (const kept of result.state.settled)
+      expect(kept.time).toBeGreaterThanOrEqual(result.state.watermark - SETTLE);
     total = next;
     state = result.state;
   };
   for (const step of actions) {
     if (step.kind === 'arrive') arrive(step.count, step.duration);
     else if (step.kind === 'advance') clock += step.ms;
-    else poll(step.cap, step.failAt, step.arriveDuring);
+    else if (step.kind === 'late') {
+      // Visible only now, dated before: missed only if below the next poll's window, or a capped poll
+      // after it stops above it (the window below W is not said unread).
+      const time = Math.max(START, clock - step.ms);
+      const below = time < Math.max(START, state.watermark - SETTLE);
+      events.push({ time, created: time, id: `e${serial++}`, late: { below, capped } });
+    } else if (step.kind === 'future') {
+      events.push({ time: clock + FUTURE_MS, created: clock, id: `f${serial++}`, future: true });
+    } else if (step.kind === 'publish') {
+      // What the serving thread holds: its counters never go down.
+      expect(countOf(state)).toBeGreaterThanOrEqual(publishedTotal);
+      published = state;
+      publishedTotal = countOf(state);
+    } else if (step.kind === 'die') {
+      // A worker dies mid-poll: the poll is dropped, and the next worker starts from the last
+      // publication (polls after it are done again, counting what they counted once more, not twice).
+      poll(step.atPage + 1, step.atPage, 0);
+      state = published;
+      total = publishedTotal;
+    } else poll(step.cap, step.failAt, step.arriveDuring);
   }
   clock += 1;
   poll(1e6, undefined, 0);
   const counted = new Set(state.series.map((s) => s.labels[0]));
   expect(counted.has('old')).toBe(false);
   for (const event of events) {
+    if (event.future) {
+      expect(counted.has(event.id), `future event ${event.id} counted`).toBe(false);
+      continue;
+    }
     if (event.id === 'old' || counted.has(event.id)) continue;
     const inSpan = spans.some(([from, to]) => event.time >= from && event.time <= to);
-    // Under the creation reading, a run longer than the lookback may be missed (10.3 says so).
+    // Under the creation reading, a run longer than the lookback may be missed (docs/metrics.md says so).
     const tooLong = mode.filter === 'created' && event.time - event.created > mode.lookback;
-    expect(inSpan || tooLong, `event ${event.id} at ${event.time} neither counted nor unread`).toBe(true);
+    const tooLate = event.late !== undefined && (event.late.below || capped > event.late.capped);
+    expect(
+      inSpan || tooLong || tooLate,
+      `event ${event.id} at ${event.time} neither counted, unread nor too late`,
+    ).toBe(true);
   }
 }
 
@@ -159,6 +217,32 @@ describe('the event rule', () => {
     ]);
     expect(after.atWatermark).toEqual(['a', 'b', 'd']);
     expect(after.unreadSeconds).toBe(6);
+  });
+
+  test('late events revealed poll after poll: the identities kept stay bounded, none counted twice', () => {
+    const options = { perSecond: 1000, maxSeries: 1e9, ordered: true, settle: 30_000, maxKept: 5 };
+    let state = startState(0);
+    const seen: { time: number; identity: string; labels: string[] }[] = [];
+    let counted = 0;
+    // Each poll, three more events within the window below W become visible, beside those before.
+    for (let poll = 0; poll < 6; poll++) {
+      for (let k = 0; k < 3; k++) {
+        const time = 100_000 - poll * 100 - k;
+        seen.push({ time, identity: `p${poll}k${k}`, labels: [`p${poll}k${k}`] });
+      }
+      const scan = new EventScan(state, options);
+      // Newest first, as the log is read; the newest event (W) first of all.
+      const page = [{ time: 100_000, identity: 'w', labels: ['w'] }, ...seen].sort((x, y) => y.time - x.time);
+      scan.read(page.filter((e) => e.time >= scan.from));
+      const result = scan.finish(true);
+      counted += result.counted;
+      state = result.state;
+      expect(state.settled.length + state.atWatermark.length).toBeLessThanOrEqual(5);
+      for (const series of state.series) expect(series.count).toBe(1);
+    }
+    // What was dropped is not counted again: since rose to the oldest identity kept.
+    expect(counted).toBe(state.series.length);
+    expect(state.since).toBeGreaterThan(100_000 - 30_000);
   });
 
   test('label sets beyond the cap are counted under the all-other set, each event as truncated', () => {

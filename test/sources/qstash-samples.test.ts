@@ -260,6 +260,7 @@ describe('DlqTally', () => {
     maxTeams: 50,
     maxEventPages: 10,
     maxEventSeries: 10,
+    eventSettle: 0,
   };
 
   it('size, completeness, oldest message and the counts by queue, URL group and status; a message without the field is not counted there', () => {

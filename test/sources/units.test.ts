@@ -28,6 +28,7 @@ const deps = (known = new Map<string, Listed>(), shard = { shard: 0, total: 1 })
     maxTeams: 50,
     maxEventPages: 10,
     maxEventSeries: 10,
+    eventSettle: 0,
   },
   shard,
   known,
