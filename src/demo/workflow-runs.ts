@@ -35,7 +35,7 @@ export const DEMO_WORKFLOWS = [
 export const DEMO_STUCK_WORKFLOW = `https://ops:${DEMO_EVENT_SECRET}@jobs.example.com/api/workflows/import#step-${DEMO_EVENT_SECRET}`;
 
 /**
- * Which time upstream's `fromDate` filters runs on (docs/metrics.md, Which time fromDate filters on):
+ * Which time upstream's `fromDate` filters runs on (docs/metrics.md, Delivery errors and workflow runs):
  * undocumented, so both are simulated.
  */
 export type FromDateReading = 'created' | 'events';
