@@ -51,7 +51,6 @@ v04_delivered+=(
 v05_not_yet_served=(
   upstash_qstash_deliveries_total          # qstash_deliveries (11.2)
   upstash_workflow_failure_callbacks_total # workflow_runs' failure callbacks (11.3)
-  upstash_workflow_dlq_failure_callbacks   # workflow_dlq's failure callback states (11.3)
 )
 v05_served=()
 for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT-v0.5.md | tr -d '`' | sort -u); do

@@ -1,5 +1,5 @@
-// The rows of contract 10.5: where deliveries fail and the workflows (after the 'QStash delivery' row of
-// upstash.ts), and the account's safety (at its end).
+// The rows of docs/dashboards.md: where deliveries fail and the workflows (after the 'QStash delivery' row
+// of upstash.ts), and the account's safety (at its end).
 import type { Row } from './panels.js';
 import { bars, featureMatrix, graph, q, stats } from './panels.js';
 import { chosenDatabases, rate, sel } from './promql.js';
@@ -111,6 +111,19 @@ export const workflows: Row = {
         q(
           `time() - ${sel('upstash_workflow_oldest_run_start_timestamp_seconds')}`,
           '{{account}} {{workflow}}',
+        ),
+      ],
+    }),
+    graph({
+      title: 'Failure callbacks that failed',
+      description:
+        "Failure functions that failed per interval, by workflow (upstash_workflow_failure_callbacks_total), and failed runs in the Workflow DLQ by their failure callback's state (upstash_workflow_dlq_failure_callbacks); UpstashWorkflowFailureCallbackFailing fires on either's CALLBACK_FAIL.",
+      unit: 'short',
+      size: [24, 7],
+      queries: [
+        q(
+          `sum by (account, workflow, state) (increase(${sel('upstash_workflow_failure_callbacks_total', 'state="CALLBACK_FAIL"')}[$__rate_interval])) or label_replace(sum by (account, state) (${sel('upstash_workflow_dlq_failure_callbacks')}), "workflow", "Workflow DLQ", "", "")`,
+          '{{account}} {{workflow}} {{state}}',
         ),
       ],
     }),
