@@ -204,7 +204,7 @@ function dlqPolling(list: DlqList): Pick<SourceKind, 'per' | 'metrics' | 'poll'>
         ...(dropped > 0 && { labelValuesDropped: dropped }),
         // A scan cut short counts at most its pages' messages: a rise past them cannot be told.
         ...(scan.complete
-          ? { watched: { [what]: tally.scanned }, warnings: callbackWarning }
+          ? { watched: { [what]: tally.scanned }, ...(failed > 0 && { warnings: callbackWarning }) }
           : {
               warnings: [
                 ...callbackWarning,
