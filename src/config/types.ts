@@ -37,7 +37,7 @@ export interface QstashAccount {
    * `events_interval`: `qstash_logs`, `workflow_runs`).
    */
   readonly ownSchedules: PerOwnSchedule<'qstash', Schedule>;
-  /** How far before W finished workflow runs are asked for (`workflow_lookback`, ms; contract 10.3). */
+  /** How far before W finished workflow runs are asked for (`workflow_lookback`, ms; docs/configuration.md). */
   readonly workflowLookbackMs: number;
 }
 
@@ -124,9 +124,9 @@ export const DEFAULTS = {
   managementInterval: '60s',
   /**
    * Each own schedule's interval (`<name>_interval`): backups change daily at most; paging a DLQ
-   * costs up to max_dlq_pages requests (CONTRACT-v0.3 9.2); the event sources one per state and page
-   * (CONTRACT-v0.4 10.2, 10.3); the audit log, teams and QStash's egress addresses change rarely, and
-   * the audit log is one large body (CONTRACT-v0.4 10.4).
+   * costs up to max_dlq_pages requests; the event sources one per state and page; the audit log, teams
+   * and QStash's egress addresses change rarely, and the audit log is one large body
+   * (docs/configuration.md, What each source costs).
    */
   ownIntervals: { backups: '1h', dlq: '5m', events: '1m', audit: '5m' } satisfies Record<OwnSchedule, string>,
   /** A qstash entry's `workflow_lookback` (10.3), and its bounds in ms. */
