@@ -8,6 +8,7 @@ import {
   exportedNames,
   metricNamesIn,
   recordingRuleNames,
+  NOT_YET_EXPORTED,
   root,
   ruleGroups,
   selectorsIn,
@@ -275,7 +276,7 @@ describe.each(DASHBOARD_FILES)('grafana/dashboards/%s', (file) => {
   it('names only metrics that the exporter exports (or that alerts.yml records)', () => {
     const { names: exported, from } = exportedNames();
     expect(exported.size, `metric names found in ${from}`).toBeGreaterThan(20);
-    const known = new Set([...exported, ...recordingRuleNames()]);
+    const known = new Set([...exported, ...recordingRuleNames(), ...NOT_YET_EXPORTED]);
     const exprs = [
       ...targets.map((t) => ({ where: `panel "${t.panel}" ${t.refId}`, expr: t.expr ?? '' })),
       ...dashboard.templating.list
@@ -300,13 +301,18 @@ describe.each(DASHBOARD_FILES)('grafana/dashboards/%s', (file) => {
 describe('prometheus/alerts.yml and the lint itself', () => {
   it('has rules in prometheus/alerts.yml that name only exported or recorded metrics (and up)', () => {
     const { names: exported, from } = exportedNames();
-    const known = new Set([...exported, ...recordingRuleNames(), 'up']);
+    const known = new Set([...exported, ...recordingRuleNames(), 'up', ...NOT_YET_EXPORTED]);
     const unknown = ruleGroups()
       .flatMap((g) => g.rules)
       .flatMap((r) => metricNamesIn(r.expr).map((n) => ({ rule: r.alert ?? r.record ?? '?', n })))
       .filter(({ n }) => !known.has(n))
       .map(({ rule, n }) => `${rule}: ${n} (not in ${from})`);
     expect(unknown).toEqual([]);
+  });
+
+  it('allows only names not exported yet: one that lands leaves NOT_YET_EXPORTED', () => {
+    const { names: exported } = exportedNames();
+    expect(NOT_YET_EXPORTED.filter((name) => exported.has(name))).toEqual([]);
   });
 
   it('finds metric names in PromQL the way the lint above relies on', () => {

@@ -114,6 +114,19 @@ export const workflows: Row = {
         ),
       ],
     }),
+    graph({
+      title: 'Failure callbacks that failed',
+      description:
+        "Failure functions that failed per interval, by workflow (upstash_workflow_failure_callbacks_total), and failed runs in the Workflow DLQ by their failure callback's state (upstash_workflow_dlq_failure_callbacks); UpstashWorkflowFailureCallbackFailing fires on either's CALLBACK_FAIL.",
+      unit: 'short',
+      size: [24, 7],
+      queries: [
+        q(
+          `sum by (account, workflow, state) (increase(${sel('upstash_workflow_failure_callbacks_total', 'state="CALLBACK_FAIL"')}[$__rate_interval])) or label_replace(sum by (account, state) (${sel('upstash_workflow_dlq_failure_callbacks')}), "workflow", "Workflow DLQ", "", "")`,
+          '{{account}} {{workflow}} {{state}}',
+        ),
+      ],
+    }),
   ],
 };
 

@@ -5,7 +5,7 @@ import { Secret, secretProblem } from './secret.js';
 import { LIMITS } from '../vocabulary.js';
 import {
   DEFAULTS,
-  MANAGEMENT_SOURCES,
+  DEFAULT_MANAGEMENT_SOURCES,
   QSTASH_SOURCES,
   type HttpSettings,
   type Limits,
@@ -109,7 +109,7 @@ function managementAccount(
     include: entry.include ?? [],
     exclude: entry.exclude ?? [],
     schedule: entry.schedule,
-    sources: entry.sources ?? MANAGEMENT_SOURCES,
+    sources: entry.sources ?? DEFAULT_MANAGEMENT_SOURCES,
     ownSchedules: entry.ownSchedules,
   };
 }

@@ -44,9 +44,21 @@ export interface QstashAccount {
   readonly workflowLookbackMs: number;
 }
 
-/** The management API sources a `management` entry may list (all by default). */
+/** The management API sources a `management` entry may list. */
 export const MANAGEMENT_SOURCES = SOURCE_NAMES.management;
 export type ManagementSourceName = SourceName<'management'>;
+
+/**
+ * Sources polled only where an entry's `sources` lists them (docs/configuration.md, Sources polled only
+ * when listed): `teams` reads an endpoint Upstash's own tools call deprecated, which may start failing
+ * for every account the day it is retired.
+ */
+export const OPT_IN_SOURCES: readonly SourceName[] = ['teams'];
+
+/** What a `management` entry polls when it lists no `sources`: every source but the opt-in ones. */
+export const DEFAULT_MANAGEMENT_SOURCES: readonly ManagementSourceName[] = MANAGEMENT_SOURCES.filter(
+  (name) => !OPT_IN_SOURCES.includes(name),
+);
 
 /**
  * One management API key: its Redis databases (listed, or discovered), their stats and backups, its

@@ -23,6 +23,20 @@ const MAX_COUNT = 100;
 const QUEUES = ['orders', 'invoices-paused', 'fifo-ledger', undefined, undefined] as const;
 const URL_GROUPS = ['billing-webhooks', 'audit-fanout', undefined] as const;
 const STATUSES = [500, 500, 502, 503, 404, 400, 429, 401] as const;
+/**
+ * What became of a failed run's failure callback: mostly done, some still running or canceled, some
+ * runs without one. None failed: a failed callback pages (UpstashWorkflowFailureCallbackFailing), and
+ * the healthy simulator pages nobody; {@link DlqBehaviour.failedCallbacks} adds them.
+ */
+const CALLBACK_STATES = [
+  'CALLBACK_SUCCESS',
+  'CALLBACK_SUCCESS',
+  'CALLBACK_SUCCESS',
+  'CALLBACK_CANCELED',
+  'CALLBACK_INPROGRESS',
+  undefined,
+] as const;
+const WITH_FAILED_CALLBACKS = [...CALLBACK_STATES, 'CALLBACK_FAIL'] as const;
 
 /** How a simulated DLQ misbehaves on purpose, page by page (the route's faults hit every page). */
 export interface DlqBehaviour {
@@ -34,10 +48,12 @@ export interface DlqBehaviour {
   readonly repeatCursorPage?: number;
   /** With `messages`: each message has a queue of its own, whose name is this many characters long. */
   readonly queueNameLength?: number;
+  /** Workflow DLQ: some runs' failure callback failed (`CALLBACK_FAIL`). */
+  readonly failedCallbacks?: boolean;
 }
 
 /** The message of minute `m` of a DLQ, with every field QStash documents, secrets included. */
-function message(list: DlqRoute, seed: number, m: number): Record<string, unknown> {
+function message(list: DlqRoute, seed: number, m: number, failedCallbacks = false): Record<string, unknown> {
   const u = (salt: number): number => noise(seed ^ (list === 'dlq' ? 0xd1 : 0xd2), m, salt);
   const createdAt = m * MINUTE;
   const pick = <T>(options: readonly T[], salt: number): T =>
@@ -56,12 +72,13 @@ function message(list: DlqRoute, seed: number, m: number): Record<string, unknow
     createdAt,
   };
   if (list === 'workflow_dlq') {
+    const failureFunctionState = pick(failedCallbacks ? WITH_FAILED_CALLBACKS : CALLBACK_STATES, 4);
     return {
       dlqId: `wf-dlq-${m}`,
       workflowRunId: `wfr_${m}`,
       workflowUrl: `https://app.example.com/api/workflow?secret=${DEMO_DLQ_SECRET}`,
       workflowCreatedAt: createdAt - 5_000,
-      failureFunctionState: 'CALLBACK_SUCCESS',
+      ...(failureFunctionState !== undefined && { failureFunctionState }),
       ...secret,
     };
   }
@@ -104,12 +121,12 @@ export class Dlq implements Endpoint {
   /** The messages at time t, oldest first. */
   messagesAt(t: number): Record<string, unknown>[] {
     const last = Math.floor(t / MINUTE);
-    const { messages } = this.#behaviour;
+    const { messages, failedCallbacks } = this.#behaviour;
     const out: Record<string, unknown>[] = [];
     if (messages !== undefined) {
       const { queueNameLength } = this.#behaviour;
       for (let m = last - messages + 1; m <= last; m++) {
-        const one = message(this.#list, this.#ctx.seed, m);
+        const one = message(this.#list, this.#ctx.seed, m, failedCallbacks);
         if (queueNameLength !== undefined) one.queueName = `q${m}-`.padEnd(queueNameLength, 'n');
         out.push(one);
       }
@@ -117,7 +134,8 @@ export class Dlq implements Endpoint {
     }
     for (let m = last - WINDOW_MS / MINUTE + 1; m <= last; m++) {
       // Most minutes fail a message; which ones moves with the data, so the count moves too.
-      if (noise(this.#ctx.seed, m, 0xd0) < 0.8) out.push(message(this.#list, this.#ctx.seed, m));
+      if (noise(this.#ctx.seed, m, 0xd0) < 0.8)
+        out.push(message(this.#list, this.#ctx.seed, m, failedCallbacks));
     }
     return out;
   }

@@ -13,6 +13,11 @@ export type Fault = { times?: number } & (
   | { kind: 'body'; body: string; contentType?: string; status?: number }
   | { kind: 'oversize'; bytes: number; chunked?: boolean }
   | { kind: 'content-type'; contentType: string }
+  /**
+   * The normal answer with Upstash's burst-limit headers: `Burst-RateLimit-Remaining` and
+   * `Burst-RateLimit-Reset` (Unix time in seconds; `resetIn` ms from the answer, rounded up).
+   */
+  | { kind: 'burst'; remaining: number; resetIn: number }
 );
 
 /** The fault set on each route, with how many more requests it applies to when limited. */
@@ -168,5 +173,19 @@ export function applyFault(res: ServerResponse, fault: Fault, site: FaultSite): 
     case 'content-type':
       send(res, normal(), fault.contentType);
       return;
+    case 'burst': {
+      const answer = normal();
+      const reset = Math.ceil((Date.now() + fault.resetIn) / 1000);
+      send(res, {
+        ...answer,
+        headers: {
+          ...answer.headers,
+          'burst-ratelimit-limit': '100',
+          'burst-ratelimit-remaining': String(fault.remaining),
+          'burst-ratelimit-reset': String(reset),
+        },
+      });
+      return;
+    }
   }
 }

@@ -35,7 +35,12 @@ function listingEntry(product: IndexProduct, index: DemoIndex, origin: number): 
     throughput_vector: [{ x: formatGoTime(origin - 60_000, '000'), y: 0 }],
   };
   if (product === 'search') {
-    return { ...common, vercel_email: '', max_monthly_reranks: -1, input_enrichment_enabled: false };
+    return {
+      ...common,
+      vercel_email: '',
+      max_monthly_reranks: index.maxMonthlyReranks ?? -1,
+      input_enrichment_enabled: false,
+    };
   }
   return {
     ...common,

@@ -30,6 +30,15 @@ function statsBody(index: DemoIndex, origin: number, t: number, seed: number): u
     index.pendingPerMinute === undefined
       ? Math.round(20 * noise(salt, Math.floor(t / 60_000), 3))
       : 500 + Math.floor((index.pendingPerMinute * (t - origin)) / 60_000);
+  // Reranks: a capped index starts the month past 80 % of its quota (the demo's warning), then climbs.
+  const reranksPerDay = index.reranksPerDay ?? 0;
+  const rerankCap = index.maxMonthlyReranks ?? -1;
+  const dailyReranks = Math.round(reranksPerDay * Math.min(1, 0.5 + dayFraction));
+  const monthlyReranks =
+    rerankCap === -1
+      ? Math.round(reranksPerDay * monthDays) + dailyReranks
+      : Math.min(rerankCap, Math.round(rerankCap * 0.85 + reranksPerDay * monthDays));
+  const reranking = reranksPerDay > 0;
   const minutes = Array.from({ length: 60 }, (_, i) => t - (59 - i) * 60_000);
   const series = (base: number, spread: number, k: number) =>
     minutes.map((at) => ({
@@ -57,15 +66,15 @@ function statsBody(index: DemoIndex, origin: number, t: number, seed: number): u
     query_latency_99: series(18, 12, 14),
     update_latency_mean: series(6, 4, 15),
     update_latency_99: series(30, 20, 16),
-    embeds_latency_mean: series(0, 0, 17),
-    embeds_latency_99: series(0, 0, 18),
+    embeds_latency_mean: series(9, 4, 17),
+    embeds_latency_99: series(35, 20, 18),
     vector_count: series(vectors, 0, 19),
     data_size: series(vectors * 76, 0, 20),
-    daily_rerank_count: 0,
-    monthly_rerank_count: 0,
-    daily_rerank_requests: daily(0),
-    rerank_latency_mean: series(0, 0, 21),
-    rerank_latency_99: series(0, 0, 22),
+    daily_rerank_count: dailyReranks,
+    monthly_rerank_count: monthlyReranks,
+    daily_rerank_requests: daily(dailyReranks),
+    rerank_latency_mean: reranking ? series(60, 30, 21) : series(0, 0, 21),
+    rerank_latency_99: reranking ? series(180, 90, 22) : series(0, 0, 22),
   };
 }
 

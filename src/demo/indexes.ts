@@ -15,6 +15,10 @@ export interface DemoIndex {
   readonly load: number;
   /** Vectors added to the indexing backlog per minute (it never drains while this is above 0). */
   readonly pendingPerMinute?: number;
+  /** Search only: `max_monthly_reranks` (-1 unlimited, the default). */
+  readonly maxMonthlyReranks?: number;
+  /** Rerank operations a day (0 when absent: the index does not rerank). */
+  readonly reranksPerDay?: number;
   /** Vector only. */
   readonly similarityFunction?: 'COSINE' | 'EUCLIDEAN' | 'DOT_PRODUCT';
   readonly indexType?: 'DENSE' | 'SPARSE' | 'HYBRID';
@@ -65,13 +69,17 @@ export const DEMO_VECTOR_INDEXES: readonly DemoIndex[] = [
     maxMonthlyBandwidth: -1,
     maxVectorCount: 5_210_000,
     load: 0.3,
+    reranksPerDay: 1_200,
     similarityFunction: 'DOT_PRODUCT',
     indexType: 'HYBRID',
     dimensionCount: 1024,
   },
 ];
 
-/** The Search indexes listed by default: one without limits, and a free one near its bandwidth cap. */
+/**
+ * The Search indexes listed by default: one without limits, and a free one near its bandwidth cap and
+ * its monthly rerank quota.
+ */
 export const DEMO_SEARCH_INDEXES: readonly DemoIndex[] = [
   {
     id: '9c8b7a6d-1e2f-4a3b-8c4d-5e6f7a8b9c01',
@@ -83,6 +91,7 @@ export const DEMO_SEARCH_INDEXES: readonly DemoIndex[] = [
     maxMonthlyBandwidth: -1,
     maxVectorCount: 2_000_000,
     load: 0.4,
+    reranksPerDay: 3_000,
   },
   {
     id: '9c8b7a6d-1e2f-4a3b-8c4d-5e6f7a8b9c02',
@@ -94,6 +103,9 @@ export const DEMO_SEARCH_INDEXES: readonly DemoIndex[] = [
     maxMonthlyBandwidth: 10 * GIB,
     maxVectorCount: 100_000,
     load: 0.5,
+    // Reranks past 80 % of the month's quota by its first day: the rerank quota's warning and alert.
+    maxMonthlyReranks: 1_000,
+    reranksPerDay: 30,
   },
 ];
 

@@ -1,5 +1,5 @@
 import { limitSampleLabels } from '../metrics/label-limit.js';
-import { AbortedError, HttpStatusError, UpstashError } from '../upstash/errors.js';
+import { AbortedError, HttpStatusError, RetiredEndpointError, UpstashError } from '../upstash/errors.js';
 import { failureWords } from '../upstash/failure-words.js';
 import type { PollResult } from '../vocabulary.js';
 import type { FailureReason } from './self-metrics.js';
@@ -116,6 +116,15 @@ function recordFailure(state: UnitState, error: unknown, durationMs: number, env
         ? "listing failed (another shard exports it; polled here to learn this shard's units)"
         : 'poll failed';
     env.logger.warn({ ...labels, reason, duration, err: error.message }, message);
+    if (error instanceof RetiredEndpointError && !state.retiredNoticed) {
+      // Once per unit: every poll's own warning says it failed again (docs/configuration.md,
+      // Sources polled only when listed).
+      state.retiredNoticed = true;
+      env.logger.warn(
+        { ...labels, endpoint: error.endpoint },
+        'endpoint answered 404: Upstash may have retired it; remove the source from sources',
+      );
+    }
   } else {
     // Not Upstash's doing: a bug of ours. Keep running, but say so loudly, with the stack.
     env.logger.error({ ...labels, reason, duration, err: error }, 'poll failed unexpectedly');

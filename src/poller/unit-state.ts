@@ -63,6 +63,8 @@ export interface UnitState {
   spreadTimer: NodeJS.Timeout | undefined;
   /** Fields rejected by the last poll: logged when they first go wrong, not at every poll. */
   rejected: ReadonlySet<string>;
+  /** Whether an endpoint's 404 said it may be retired: logged once in the unit's life. */
+  retiredNoticed: boolean;
   /** The last successful poll's trouble in the data, for the landing page (see warnings.ts). */
   warnings: readonly string[];
   /** The last successful poll's watched counts, to tell a rise (PollResult.watched). */
@@ -94,6 +96,7 @@ export function newUnitState(unit: PollUnit, group: GroupState, env: PollerEnv):
     staleDue: false,
     spreadTimer: undefined,
     rejected: new Set(),
+    retiredNoticed: false,
     warnings: [],
     watched: {},
     removed: false,

@@ -3,7 +3,7 @@ import { labelKey } from '../metrics/label-limit.js';
 import { keepLargest, sample, type Sample } from '../metrics/sample.js';
 import { fetchDlq, type DlqList, type DlqMessage } from '../upstash/dlq.js';
 import type { Limits } from '../vocabulary.js';
-import type { SourceKind } from './source.js';
+import { counted, type SourceKind } from './source.js';
 
 /** The `# HELP` phrase of the DLQ series: read on their own, longer interval. */
 const POLLED_DLQ = 'Polled every dlq_interval from QStash, not at scrape time.';
@@ -11,12 +11,28 @@ const POLLED_DLQ = 'Polled every dlq_interval from QStash, not at scrape time.';
 /** Response status codes exported per account at most; above it the most frequent are kept. */
 export const MAX_RESPONSE_STATUSES = 100;
 
+/** Failure callback states exported per account at most; above it the most frequent are kept. */
+export const MAX_CALLBACK_STATES = 20;
+
+/**
+ * The failure callback states Upstash documents (`failureFunctionState`), always exported, 0 when no
+ * message has it: a callback that starts failing is a rise from 0, not a new series.
+ */
+export const CALLBACK_STATES = [
+  'CALLBACK_INPROGRESS',
+  'CALLBACK_SUCCESS',
+  'CALLBACK_FAIL',
+  'CALLBACK_CANCELED',
+] as const;
+
 /** How the messages of a DLQ are grouped: by which field, under which label, capped by what. */
 interface Grouping {
   readonly metric: DataMetric;
   readonly label: string;
   readonly key: (message: DlqMessage) => string | undefined;
   readonly limit: (limits: Limits) => number;
+  /** Values exported at 0 when no message has them. */
+  readonly always?: readonly string[];
 }
 
 /** The families of one DLQ, named `upstash_qstash_<prefix>_…`. */
@@ -61,6 +77,10 @@ const BY_URL_GROUP = gauge(
   `Dead-letter messages read, by URL group; the max_url_groups largest kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${POLLED_DLQ}`,
 );
 const WORKFLOW_DLQ = dlqMetrics('workflow_dlq', 'Failed workflow runs');
+const BY_CALLBACK_STATE = gauge(
+  'upstash_workflow_dlq_failure_callbacks',
+  `Failed workflow runs read in the Workflow DLQ, by what became of their failure callback (failureFunctionState as Upstash spells it: CALLBACK_INPROGRESS, CALLBACK_SUCCESS, CALLBACK_FAIL, CALLBACK_CANCELED; none when the run has none); the ${MAX_CALLBACK_STATES} most frequent kept (count). ${POLLED_DLQ}`,
+);
 
 /** The groupings of each DLQ: workflow runs have no queue or URL group. */
 const GROUPINGS: Record<DlqList, readonly Grouping[]> = {
@@ -69,7 +89,16 @@ const GROUPINGS: Record<DlqList, readonly Grouping[]> = {
     { metric: BY_URL_GROUP, label: 'url_group', key: (m) => m.topicName, limit: (l) => l.maxUrlGroups },
     byStatus('dlq', 'Dead-letter messages'),
   ],
-  workflow_dlq: [byStatus('workflow_dlq', 'Failed workflow runs')],
+  workflow_dlq: [
+    byStatus('workflow_dlq', 'Failed workflow runs'),
+    {
+      metric: BY_CALLBACK_STATE,
+      label: 'state',
+      key: (m) => m.failureFunctionState ?? 'none',
+      limit: () => MAX_CALLBACK_STATES,
+      always: CALLBACK_STATES,
+    },
+  ],
 };
 
 const FAMILIES: Record<DlqList, ReturnType<typeof dlqMetrics>> = { dlq: DLQ, workflow_dlq: WORKFLOW_DLQ };
@@ -88,12 +117,21 @@ export class DlqTally {
 
   constructor(list: DlqList) {
     this.#list = list;
-    this.#groups = GROUPINGS[list].map((grouping) => ({ grouping, counts: new Map<string, number>() }));
+    this.#groups = GROUPINGS[list].map((grouping) => ({
+      grouping,
+      counts: new Map<string, number>((grouping.always ?? []).map((value) => [labelKey(value), 0])),
+    }));
   }
 
   /** The messages counted so far. */
   get scanned(): number {
     return this.#scanned;
+  }
+
+  /** The messages counted so far whose failure callback failed (Workflow DLQ; 0 for the other). */
+  get callbacksFailed(): number {
+    const group = this.#groups.find(({ grouping }) => grouping.metric === BY_CALLBACK_STATE);
+    return group?.counts.get(labelKey('CALLBACK_FAIL')) ?? 0;
   }
 
   /** Counts one page's messages. */
@@ -154,15 +192,22 @@ function dlqPolling(list: DlqList): Pick<SourceKind, 'per' | 'metrics' | 'poll'>
       );
       const { samples, dropped } = tally.samples(account.name, scan.complete, limits);
       const what = list === 'dlq' ? 'dead-letter messages' : 'failed workflow runs';
+      // The last line of defence failed: nothing else says so (docs/metrics.md, QStash dead-letter queues).
+      const failed = tally.callbacksFailed;
+      const callbackWarning =
+        failed > 0
+          ? [`${counted(failed, 'failed workflow run')} whose failure callback failed (CALLBACK_FAIL)`]
+          : [];
       return {
         samples,
         rejectedFields: scan.rejected,
         ...(dropped > 0 && { labelValuesDropped: dropped }),
         // A scan cut short counts at most its pages' messages: a rise past them cannot be told.
         ...(scan.complete
-          ? { watched: { [what]: tally.scanned } }
+          ? { watched: { [what]: tally.scanned }, ...(failed > 0 && { warnings: callbackWarning }) }
           : {
               warnings: [
+                ...callbackWarning,
                 `scan stopped at max_dlq_pages (${limits.maxDlqPages} pages, ${tally.scanned} ${what} read): the counts are lower bounds`,
               ],
             }),

@@ -1,7 +1,7 @@
 import { gauge, type DataMetric } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import {
-  INDEX_LIMIT_FIELDS,
+  LIMIT_FIELDS_OF,
   fetchIndexes,
   type IndexLimitField,
   type IndexProduct,
@@ -18,7 +18,7 @@ const UNLIMITED = '-1 means unlimited';
 function listingMetrics(product: IndexProduct) {
   const title = PRODUCT_TITLE[product];
   const name = (suffix: string): string => `upstash_${product}_${suffix}`;
-  const limits: Record<IndexLimitField, DataMetric> = {
+  const all: Record<IndexLimitField, DataMetric> = {
     max_vector_count: gauge(
       name('max_vectors'),
       `Vectors the ${title} index may hold (count). ${POLLED_MANAGEMENT}`,
@@ -43,7 +43,13 @@ function listingMetrics(product: IndexProduct) {
       name('max_writes_per_second'),
       `Writes per second the ${title} index allows (writes per second). ${POLLED_MANAGEMENT}`,
     ),
+    max_monthly_reranks: gauge(
+      name('max_monthly_reranks'),
+      `Rerank operations the ${title} index allows per month (count; ${UNLIMITED}). ${POLLED_MANAGEMENT}`,
+    ),
   };
+  // Only the limits the product's listing documents have a family (a Vector index has no rerank quota).
+  const limits = new Map(LIMIT_FIELDS_OF[product].map((field) => [field, all[field]]));
   return {
     indexes: gauge(
       name('indexes'),
@@ -109,9 +115,9 @@ export function indexListingSamples(
         1,
       ),
     );
-    for (const field of INDEX_LIMIT_FIELDS) {
+    for (const [field, metric] of metrics.limits) {
       const value = index.limits[field];
-      if (value !== undefined) samples.push(sample(metrics.limits[field], labels, value));
+      if (value !== undefined) samples.push(sample(metric, labels, value));
     }
   }
   return samples;
@@ -132,7 +138,7 @@ function indexListing<const Name extends 'vector_indexes' | 'search_indexes'>(
     name,
     per: 'account',
     lists,
-    metrics: [metrics.indexes, metrics.omitted, metrics.info, ...Object.values(metrics.limits)],
+    metrics: [metrics.indexes, metrics.omitted, metrics.info, ...metrics.limits.values()],
     async poll({ client, account, limits, signal, deadline }) {
       const { entries: all, rejected } = await fetchIndexes(client, {
         ...account,

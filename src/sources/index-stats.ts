@@ -11,8 +11,18 @@ import type { IndexProduct } from '../upstash/indexes.js';
 import { PRODUCT_TITLE } from './index-listing.js';
 import { POLLED_MANAGEMENT, POLLED_STATS, type SourceKind } from './source.js';
 
-// Upstash states no unit for the latencies: exported as reported, without a unit suffix.
+// Upstash states no unit for the latencies: query and update latency are exported as reported, without
+// a unit suffix. Rerank and embedding latency are exported in seconds, read as milliseconds as the
+// management API's other latency series are (docs/metrics.md, Vector and Search).
 const AS_REPORTED = 'as reported by Upstash (unit not stated by Upstash)';
+const MS = 1000;
+/** The series fields read as milliseconds and exported in seconds. */
+const MILLISECOND_FIELDS: ReadonlySet<IndexStatsField> = new Set([
+  'rerank_latency_mean',
+  'rerank_latency_99',
+  'embeds_latency_mean',
+  'embeds_latency_99',
+]);
 
 /** One product's stats families by Upstash field, `upstash_<product>_…`, in exposition order. */
 function statsMetrics(product: IndexProduct): Record<IndexStatsField, DataMetric> {
@@ -22,6 +32,11 @@ function statsMetrics(product: IndexProduct): Record<IndexStatsField, DataMetric
     gauge(name(suffix), `${what} of the ${title} index. ${POLLED_MANAGEMENT}`);
   const latest = (suffix: string, what: string): DataMetric =>
     gauge(name(suffix), `${what} of the ${title} index, ${AS_REPORTED}. ${POLLED_STATS}`);
+  const seconds = (suffix: string, what: string): DataMetric =>
+    gauge(
+      name(`${suffix}_seconds`),
+      `${what} of the ${title} index (seconds; Upstash's milliseconds, a unit it does not state). ${POLLED_STATS}`,
+    );
   return {
     current_vector_count: number('vectors', 'Vectors (count)'),
     pending_index_count: number('pending_vectors', 'Vectors waiting to be indexed (count)'),
@@ -32,10 +47,16 @@ function statsMetrics(product: IndexProduct): Record<IndexStatsField, DataMetric
     monthly_bandwidth_usage: number('monthly_bandwidth_bytes', 'Bandwidth used this month (bytes)'),
     storage_usage: number('storage_bytes', 'Storage used now (bytes)'),
     monthly_cost: number('monthly_cost_dollars', 'Cost this month so far (US dollars)'),
+    daily_rerank_count: number('daily_reranks', 'Rerank operations today (count)'),
+    monthly_rerank_count: number('monthly_reranks', 'Rerank operations this month (count)'),
     query_latency_mean: latest('query_latency_mean', 'Mean query latency'),
     query_latency_99: latest('query_latency_p99', '99th percentile query latency'),
     update_latency_mean: latest('update_latency_mean', 'Mean update latency'),
     update_latency_99: latest('update_latency_p99', '99th percentile update latency'),
+    rerank_latency_mean: seconds('rerank_latency_mean', 'Mean rerank latency'),
+    rerank_latency_99: seconds('rerank_latency_p99', '99th percentile rerank latency'),
+    embeds_latency_mean: seconds('embed_latency_mean', 'Mean embedding latency'),
+    embeds_latency_99: seconds('embed_latency_p99', '99th percentile embedding latency'),
   };
 }
 
@@ -55,7 +76,9 @@ export function indexStatsSamples(
   const samples: Sample[] = [];
   for (const field of [...INDEX_NUMBER_FIELDS, ...INDEX_SERIES_FIELDS]) {
     const value = stats.values[field];
-    if (value !== undefined) samples.push(sample(STATS_METRICS[product][field], labels, value));
+    if (value === undefined) continue;
+    const exported = MILLISECOND_FIELDS.has(field) ? value / MS : value;
+    samples.push(sample(STATS_METRICS[product][field], labels, exported));
   }
   return samples;
 }

@@ -29,6 +29,8 @@ export type Credentials =
 
 /** Reported once per HTTP attempt, retries included: `code` is the status, or `error`. */
 export type RequestObserver = (api: Api, code: string) => void;
+/** Reported once per request that waited for a credential's burst limit to reset. */
+export type BurstWaitObserver = (api: Api) => void;
 
 /** Settings of {@link UpstashClient}. */
 export interface ClientOptions {
@@ -41,6 +43,7 @@ export interface ClientOptions {
   /** Keep-alive sockets per origin, at most. */
   readonly connectionsPerOrigin?: number;
   readonly onRequest?: RequestObserver;
+  readonly onBurstWait?: BurstWaitObserver;
   /** The jitter source, injectable so tests can pin backoff times. */
   readonly random?: () => number;
   /** Replaces the undici Agent, for tests (MockAgent). */
@@ -70,6 +73,8 @@ const BACKOFF_BASE_MS = 250;
 /** A Retry-After is honoured up to an hour: a wilder one must not silence a source until restart. */
 export const MAX_RETRY_AFTER_MS = 3_600_000;
 const BACKOFF_CAP_MS = 8_000;
+/** The longest wait for a burst limit's reset: Upstash's burst window is one second. */
+export const MAX_BURST_WAIT_MS = 1_000;
 /**
  * The longest URL sent, in characters. Ours are a base URL, a path with an ID and a cursor of at
  * most 4 KiB (pager.ts; 12 KiB percent-encoded): a longer one is made of an upstream value no API
@@ -89,6 +94,11 @@ export class UpstashClient {
   readonly #ownsDispatcher: boolean;
   readonly #slots: Semaphore;
   readonly #maxBodyBytes: number;
+  /**
+   * Per credential (the entry's object), the Unix ms before which its next request waits: a response
+   * said `Burst-RateLimit-Remaining: 0` (docs/operations.md, Behaviour: Burst limit).
+   */
+  readonly #burstUntil = new WeakMap<Credentials, number>();
 
   constructor(options: ClientOptions) {
     this.#options = options;
@@ -145,9 +155,39 @@ export class UpstashClient {
     return Math.round((this.#options.random ?? Math.random)() * ceiling);
   }
 
+  /**
+   * Waits, holding no slot, until the credential's burst limit resets when its last response said it
+   * had none left, so that paging never makes the account's own calls fail.
+   */
+  async #burstWait(request: GetOptions): Promise<void> {
+    const until = this.#burstUntil.get(request.credentials);
+    if (until === undefined) return;
+    const waitMs = until - Date.now();
+    if (waitMs <= 0) {
+      this.#burstUntil.delete(request.credentials);
+      return;
+    }
+    this.#options.onBurstWait?.(request.credentials.api);
+    try {
+      await sleep(waitMs, undefined, { signal: request.signal });
+    } catch {
+      throw new AbortedError('GET', request.url);
+    }
+  }
+
+  /** Notes a response's burst limit: none left means the credential's next request waits for Reset. */
+  #noteBurst(credentials: Credentials, headers: Dispatcher.ResponseData['headers']): void {
+    if (header(headers['burst-ratelimit-remaining'])?.trim() !== '0') return;
+    const reset = Number(header(headers['burst-ratelimit-reset']));
+    if (!Number.isFinite(reset) || reset <= 0) return;
+    const now = Date.now();
+    this.#burstUntil.set(credentials, Math.min(reset * 1000, now + MAX_BURST_WAIT_MS));
+  }
+
   async #attempt(request: GetOptions): Promise<unknown> {
     const { url } = request;
     const { api } = request.credentials;
+    await this.#burstWait(request);
     const release = await this.#slots.acquire();
     // One controller per attempt, aborted by its own timer or by shutdown. Not AbortSignal.any: on
     // Node 20 every composed signal stays registered with the long-lived shutdown signal, a leak of
@@ -192,6 +232,7 @@ export class UpstashClient {
       }
       this.#options.onRequest?.(api, String(response.statusCode));
       const { statusCode, headers, body } = response;
+      this.#noteBurst(request.credentials, headers);
       if (statusCode < 200 || statusCode > 299) {
         // Drain so the socket goes back to the pool; the error body is not ours to print.
         await body.dump({ limit: 64 * 1024 }).catch(() => undefined);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { UpstashClient } from './client.js';
-import { scanPages, type PagedList, type PagerTarget } from './pager.js';
+import { scanPages, type Page, type PageVerdict, type PagedList, type PagerTarget } from './pager.js';
 import { number, optional } from './tolerance.js';
 
 /**
@@ -13,15 +13,17 @@ export interface DlqMessage {
   readonly responseStatus?: number | undefined;
   /** Unix milliseconds. */
   readonly createdAt?: number | undefined;
+  /** Workflow DLQ only: what became of the run's failure callback (`CALLBACK_FAIL`, …), as spelled. */
+  readonly failureFunctionState?: string | undefined;
 }
 
 /** Messages Upstash returns per page at most, and what every request asks for. */
 export const DLQ_PAGE_SIZE = 100;
 
 // A message carries its destination URL, body, headers, response body, labels and the caller's IP:
-// any of them may hold a customer's secret. The schema names only the four fields read; zod drops
+// any of them may hold a customer's secret. The schemas name only the fields read; zod drops
 // every other key at parsing, so the rest never reaches an object of ours, a log line or an error
-// (whose messages quote no value). The four follow the one tolerance rule of listings: missing is
+// (whose messages quote no value). They follow the one tolerance rule of listings: missing is
 // absent, a wrong type is absent and rejected alone. An empty name counts as none.
 const name = optional(z.string().transform((text) => (text === '' ? undefined : text)));
 const MESSAGE_FIELDS = {
@@ -35,6 +37,7 @@ const dlqMessage = z.object(MESSAGE_FIELDS);
 const workflowDlqMessage = z.object({
   responseStatus: MESSAGE_FIELDS.responseStatus,
   createdAt: MESSAGE_FIELDS.createdAt,
+  failureFunctionState: name,
 });
 
 /** How both DLQs page: `messages`, {@link DLQ_PAGE_SIZE} a page. */
@@ -44,7 +47,7 @@ const DLQ_PAGES = { listFields: ['messages'], count: DLQ_PAGE_SIZE } as const;
 export const DLQ_LISTS = {
   // qstash.openapi.yaml, DLQMessage.
   dlq: { ...DLQ_PAGES, path: '/v2/dlq', entry: dlqMessage, toEntry: (m): DlqMessage => m },
-  // workflow.openapi.yaml, WorkflowDLQMessage: no queue or URL group, so only these two are read.
+  // workflow.openapi.yaml, WorkflowDLQMessage: no queue or URL group; its failure callback's state.
   workflow_dlq: {
     ...DLQ_PAGES,
     path: '/v2/workflows/dlq',
@@ -82,9 +85,14 @@ export async function fetchDlq(
   target: DlqTarget,
   onPage: (messages: readonly DlqMessage[]) => void,
 ): Promise<DlqScan> {
-  const { pages, end, rejected } = await scanPages(client, DLQ_LISTS[list], target, (page) => {
+  const each = (page: Page<DlqMessage>): PageVerdict => {
     onPage(page.entries);
     return 'more';
-  });
+  };
+  // One call per list: their schemas differ, so neither types the other's.
+  const { pages, end, rejected } =
+    list === 'dlq'
+      ? await scanPages(client, DLQ_LISTS.dlq, target, each)
+      : await scanPages(client, DLQ_LISTS.workflow_dlq, target, each);
   return { complete: end === 'last_page', pages, rejected };
 }

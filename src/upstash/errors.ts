@@ -50,6 +50,21 @@ export class HttpStatusError extends UpstashError {
   }
 }
 
+/**
+ * A 404 from an endpoint Upstash may retire (docs/configuration.md, Sources polled only when listed): a
+ * failure like any other 404 (`not_found`), whose notice the poller logs once per unit.
+ */
+export class RetiredEndpointError extends HttpStatusError {
+  /** The endpoint as the notice names it (`GET /v2/teams`), without host or credentials. */
+  readonly endpoint: string;
+
+  constructor(method: string, url: string, endpoint: string) {
+    super(method, url, 404);
+    this.name = 'RetiredEndpointError';
+    this.endpoint = endpoint;
+  }
+}
+
 /** The request, or reading its body, took longer than `http.timeout`. */
 export class TimeoutError extends UpstashError {
   /** The bound that was passed (`http.timeout`). */

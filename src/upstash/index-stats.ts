@@ -13,6 +13,8 @@ export const INDEX_NUMBER_FIELDS = [
   'monthly_bandwidth_usage',
   'storage_usage',
   'monthly_cost',
+  'daily_rerank_count',
+  'monthly_rerank_count',
 ] as const;
 /** Index stats fields that are series of `{x, y}` points; the latest point of each is kept. */
 export const INDEX_SERIES_FIELDS = [
@@ -20,6 +22,10 @@ export const INDEX_SERIES_FIELDS = [
   'query_latency_99',
   'update_latency_mean',
   'update_latency_99',
+  'rerank_latency_mean',
+  'rerank_latency_99',
+  'embeds_latency_mean',
+  'embeds_latency_99',
 ] as const;
 export type IndexStatsField = (typeof INDEX_NUMBER_FIELDS)[number] | (typeof INDEX_SERIES_FIELDS)[number];
 

@@ -15,8 +15,15 @@ export const INDEX_LIMIT_FIELDS = [
   'max_monthly_bandwidth',
   'max_query_per_second',
   'max_writes_per_second',
+  'max_monthly_reranks',
 ] as const;
 export type IndexLimitField = (typeof INDEX_LIMIT_FIELDS)[number];
+
+/** The limits each product's listing documents: only a Search index has `max_monthly_reranks`. */
+export const LIMIT_FIELDS_OF: Readonly<Record<IndexProduct, readonly IndexLimitField[]>> = {
+  vector: INDEX_LIMIT_FIELDS.filter((field) => field !== 'max_monthly_reranks'),
+  search: INDEX_LIMIT_FIELDS,
+};
 
 /**
  * One Vector or Search index as the listing describes it, without its credentials: the body carries

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pathSegment, type Target, type UpstashClient } from './client.js';
+import { HttpStatusError, RetiredEndpointError } from './errors.js';
 import { parseListing, type Listing } from './schema.js';
 import { optionalText } from './tolerance.js';
 
@@ -22,10 +23,22 @@ export function parseTeams(json: unknown, url = 'teams'): Promise<Listing<Team>>
   });
 }
 
-/** GET `{url}/v2/teams`: the teams of the account. */
+/**
+ * GET `{url}/v2/teams`: the teams of the account. Upstash's own tools call the endpoint deprecated, so
+ * a 404 is told apart: the endpoint may be gone for good (docs/configuration.md, Sources polled only
+ * when listed).
+ */
 export async function fetchTeams(client: UpstashClient, target: Target): Promise<Listing<Team>> {
   const url = `${target.baseUrl}/v2/teams`;
-  return parseTeams(await client.getJson({ ...target, url }), url);
+  let json: unknown;
+  try {
+    json = await client.getJson({ ...target, url });
+  } catch (error) {
+    if (error instanceof HttpStatusError && error.status === 404)
+      throw new RetiredEndpointError('GET', url, 'GET /v2/teams');
+    throw error;
+  }
+  return parseTeams(json, url);
 }
 
 // The OpenAPI `TeamMember` carries the member's e-mail (personal data): the schema names only the

@@ -65,7 +65,7 @@ const lines = (error: ConfigError): string[] =>
   error.problems.map((p) => (p.path === '' ? p.message : `${p.path}: ${p.message}`));
 
 const MINIMAL = 'qstash:\n  - name: eu\n    token: t0ken\n';
-/** A management entry's sources by default: all twelve, written out here as users read them. */
+/** A management entry's sources by default: all but `teams`, written out here as users read them. */
 const ALL_MANAGEMENT_SOURCES = [
   'databases',
   'redis_stats',
@@ -77,7 +77,6 @@ const ALL_MANAGEMENT_SOURCES = [
   'search_indexes',
   'search_stats',
   'audit_logs',
-  'teams',
   'qstash_egress_ips',
 ];
 /** A QStash entry's sources by default, in this order (docs/configuration.md, What each source costs). */
@@ -765,9 +764,13 @@ management:
     ).toEqual(['qstash[0].sources: lists a source twice']);
   });
 
-  test('management sources: all twelve by default; QStash alone needs no databases', () => {
+  test('management sources: all but teams by default; QStash alone needs no databases', () => {
     const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
     expect(fromYaml(`${base}    databases: [d]\n`).management[0]!.sources).toEqual(ALL_MANAGEMENT_SOURCES);
+    // teams reads an endpoint Upstash's tools call deprecated: polled only where listed.
+    expect(ALL_MANAGEMENT_SOURCES).not.toContain('teams');
+    const listed = fromYaml(`${base}    databases: [d]\n    sources: [audit_logs, teams]\n`).management[0]!;
+    expect(listed.sources).toEqual(['audit_logs', 'teams']);
     const qstashOnly = fromYaml(`${base}    sources: [qstash_users, qstash_stats]\n`).management[0]!;
     expect(qstashOnly.sources).toEqual(['qstash_users', 'qstash_stats']);
     expect(qstashOnly.databases).toBeUndefined();
@@ -1277,7 +1280,7 @@ describe('management discovery, filters, sources and the command cap', () => {
   const entry = (extra: string): string =>
     `management:\n  - name: m\n    email: e@x\n    api_key: k\n${extra}`;
 
-  test('without databases: discovery, with include/exclude and all twelve sources by default', () => {
+  test('without databases: discovery, with include/exclude and every default source', () => {
     const config = fromYaml(
       `limits:\n  max_commands_per_database: 7\n${entry('    include: ["prod-.*"]\n    exclude: [".*-scratch"]\n')}`,
     );

@@ -57,6 +57,7 @@ management:
     api_key_file: api-key
     databases: [db-1, db-2]
     schedule: "0 */5 * * * *"
+    sources: [databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, audit_logs, teams, qstash_egress_ips]
 `;
         }
         throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });

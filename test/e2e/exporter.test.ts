@@ -97,6 +97,8 @@ management:
     databases: [db-demo-cache, db-demo-events, db-missing]
     schedule: "0 0 0 1 1 *"
     backups_interval: 24h
+    # Every source, teams too (polled only when listed); the discovered entry polls the defaults.
+    sources: [databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, audit_logs, teams, qstash_egress_ips]
   - name: discovered
     url: ${sim.url}
     email: ${DEMO_EMAIL}

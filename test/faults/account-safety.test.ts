@@ -189,6 +189,24 @@ describe('teams and QStash egress IPs', () => {
     await until(h, 'the recovery', (s) => up(s, 'teams') === 1);
   });
 
+  test('a 404 from /v2/teams counts as not_found at every poll and says once that it may be retired', async () => {
+    const h = await harness({ managementSources: ['teams'] });
+    h.sim.setFault('teams', { kind: 'status', status: 404 });
+    const samples = await until(h, 'three failed polls', (s) => polls(s, 'teams') >= 3);
+    expect(up(samples, 'teams')).toBe(0);
+    const failures = { source: 'teams', account: 'main', reason: 'not_found' };
+    expect(valueOf(samples, 'upstash_exporter_poll_failures_total', failures)).toBe(polls(samples, 'teams'));
+    const failed = h.logs.filter((line) => line.includes('"msg":"poll failed"') && line.includes('"teams"'));
+    expect(failed.length).toBeGreaterThanOrEqual(3);
+    const retired = h.logs.filter((line) => line.includes('Upstash may have retired it'));
+    expect(retired).toHaveLength(1);
+    expect(JSON.parse(retired[0]!)).toMatchObject({
+      level: 'warn',
+      source: 'teams',
+      endpoint: 'GET /v2/teams',
+    });
+  });
+
   test('the egress ranges: how many, one info series each, and a change seen at the next poll', async () => {
     const h = await harness({ managementSources: ['qstash_egress_ips'] });
     let samples = await until(h, 'egress polled', (s) => up(s, 'qstash_egress_ips') === 1);

@@ -101,6 +101,10 @@ describe('Vector and Search indexes', () => {
     expect(at('upstash_search_max_monthly_bandwidth_bytes', { account: 'main', index_id: PRODUCTS.id })).toBe(
       -1,
     );
+    // The rerank quota: a Search listing's, -1 unlimited; a Vector listing has none.
+    expect(at('upstash_search_max_monthly_reranks', { account: 'main', index_id: PRODUCTS.id })).toBe(-1);
+    expect(at('upstash_search_max_monthly_reranks', { account: 'main', index_id: BLOG.id })).toBe(1000);
+    expect(samples.filter((s) => s.name === 'upstash_vector_max_monthly_reranks')).toEqual([]);
 
     for (const [product, id] of [
       ['vector', FREE.id],
@@ -119,6 +123,18 @@ describe('Vector and Search indexes', () => {
       expect(metric('monthly_bandwidth_bytes')).toBe(body.monthly_bandwidth_usage);
       expect(metric('storage_bytes')).toBe(body.storage_usage);
       expect(metric('monthly_cost_dollars')).toBe(body.monthly_cost);
+      expect(metric('daily_reranks')).toBe(body.daily_rerank_count);
+      expect(metric('monthly_reranks')).toBe(body.monthly_rerank_count);
+      // Rerank and embedding latency: Upstash's milliseconds in seconds.
+      for (const [suffix, field] of [
+        ['rerank_latency_mean_seconds', 'rerank_latency_mean'],
+        ['rerank_latency_p99_seconds', 'rerank_latency_99'],
+        ['embed_latency_mean_seconds', 'embeds_latency_mean'],
+        ['embed_latency_p99_seconds', 'embeds_latency_99'],
+      ] as const) {
+        const points = body[field] as { x: string; y: number }[];
+        expect(metric(suffix), field).toBe(points.at(-1)!.y / 1000);
+      }
       // The latest point of each latency series, as reported (no unit conversion).
       for (const [suffix, field] of [
         ['query_latency_mean', 'query_latency_mean'],

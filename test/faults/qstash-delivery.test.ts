@@ -37,6 +37,7 @@ interface Message {
   queueName?: string;
   topicName?: string;
   responseStatus?: number;
+  failureFunctionState?: string;
   createdAt: number;
 }
 
@@ -169,6 +170,14 @@ describe('QStash delivery through the exporter', () => {
       expect(
         valueOf(s, 'upstash_qstash_workflow_dlq_messages_by_response_status', { ...account, code }),
       ).toBe(count);
+    // Failure callback states as the simulator spells them, `none` for a run without one; none failed.
+    const callbacks = countBy(runs, (m) => m.failureFunctionState ?? 'none');
+    expect([...callbacks.keys()]).toEqual(expect.arrayContaining(['CALLBACK_SUCCESS', 'none']));
+    for (const [state, count] of callbacks)
+      expect(valueOf(s, 'upstash_workflow_dlq_failure_callbacks', { ...account, state })).toBe(count);
+    expect(valueOf(s, 'upstash_workflow_dlq_failure_callbacks', { ...account, state: 'CALLBACK_FAIL' })).toBe(
+      0,
+    );
 
     // Nothing of a message but those four fields shows: not in /metrics, the landing page or the
     // debug logs.
@@ -178,6 +187,30 @@ describe('QStash delivery through the exporter', () => {
     expect(leakedSecret(landing.body)).toBeUndefined();
     expect(h.logs.some((line) => line.includes('"source":"dlq"'))).toBe(true);
     expect(leakedSecret(h.logs.join(''))).toBeUndefined();
+  });
+
+  test('failed failure callbacks: counted by state, said on the landing page until they leave the DLQ', async () => {
+    const h = await start();
+    h.sim.setDlq('workflow_dlq', { failedCallbacks: true });
+    const failed = { account: 'eu', state: 'CALLBACK_FAIL' };
+    const s = await eventually('the failed callbacks polled', async () => {
+      const { samples } = await h.scrape();
+      return (valueOf(samples, 'upstash_workflow_dlq_failure_callbacks', failed) ?? 0) > 0
+        ? samples
+        : undefined;
+    });
+    const runs = await allMessages(h, '/v2/workflows/dlq');
+    const count = runs.filter((m) => m.failureFunctionState === 'CALLBACK_FAIL').length;
+    expect(valueOf(s, 'upstash_workflow_dlq_failure_callbacks', failed)).toBe(count);
+    const warning = `${count} failed workflow runs whose failure callback failed (CALLBACK_FAIL)`;
+    expect((await h.get('/')).body).toContain(warning);
+
+    h.sim.setDlq('workflow_dlq', null);
+    await eventually('the failed callbacks gone', async () => {
+      const { samples } = await h.scrape();
+      return valueOf(samples, 'upstash_workflow_dlq_failure_callbacks', failed) === 0 ? true : undefined;
+    });
+    expect((await h.get('/')).body).not.toContain('whose failure callback failed');
   });
 
   test('max_dlq_pages: the scan stops there and says it is not complete', async () => {

@@ -62,6 +62,16 @@ function namesFromContract(text: string): Set<string> {
   return new Set([...text.matchAll(/`(upstash_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
 }
 
+/**
+ * Names an alert or panel already reads whose source lands in a parallel change: the rules are written
+ * so that they work once it does. A name here must not be exported yet (test/dashboard.test.ts checks
+ * it), so that it is removed when its source lands.
+ */
+export const NOT_YET_EXPORTED: readonly string[] = [
+  // workflow_runs' failure callbacks, the other half of UpstashWorkflowFailureCallbackFailing.
+  'upstash_workflow_failure_callbacks_total',
+];
+
 export function exportedNames(): { names: Set<string>; from: string } {
   const golden = new URL('test/fixtures/e2e-output.txt', root);
   if (existsSync(golden)) {

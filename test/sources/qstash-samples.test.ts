@@ -311,10 +311,32 @@ describe('DlqTally', () => {
     expect(dropped).toBe(0);
   });
 
-  it('an empty workflow DLQ: zero messages, complete, no oldest and no groups', () => {
-    expect(lines(new DlqTally('workflow_dlq').samples('eu', true, LIMITS).samples)).toEqual([
-      'upstash_qstash_workflow_dlq_scanned_messages{account="eu"} 0',
+  it('an empty workflow DLQ: zero messages, complete, no oldest, the documented callback states at 0', () => {
+    expect(lines(new DlqTally('workflow_dlq').samples('eu', true, LIMITS).samples).sort()).toEqual([
       'upstash_qstash_workflow_dlq_scan_complete{account="eu"} 1',
+      'upstash_qstash_workflow_dlq_scanned_messages{account="eu"} 0',
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="CALLBACK_CANCELED"} 0',
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="CALLBACK_FAIL"} 0',
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="CALLBACK_INPROGRESS"} 0',
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="CALLBACK_SUCCESS"} 0',
+    ]);
+  });
+
+  it('workflow DLQ runs by failure callback state: as spelled, none without one, counted across pages', () => {
+    const tally = new DlqTally('workflow_dlq');
+    tally.add([{ failureFunctionState: 'CALLBACK_FAIL' }, { failureFunctionState: 'CALLBACK_SUCCESS' }, {}]);
+    tally.add([{ failureFunctionState: 'CALLBACK_FAIL' }, { failureFunctionState: 'CALLBACK_RETRYING' }]);
+    expect(tally.callbacksFailed).toBe(2);
+    const states = lines(tally.samples('eu', true, LIMITS).samples).filter((line) =>
+      line.startsWith('upstash_workflow_dlq_failure_callbacks'),
+    );
+    expect(states.sort()).toEqual([
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="CALLBACK_CANCELED"} 0',
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="CALLBACK_FAIL"} 2',
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="CALLBACK_INPROGRESS"} 0',
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="CALLBACK_RETRYING"} 1',
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="CALLBACK_SUCCESS"} 1',
+      'upstash_workflow_dlq_failure_callbacks{account="eu",state="none"} 1',
     ]);
   });
 });

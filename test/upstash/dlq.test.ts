@@ -69,7 +69,7 @@ describe('fetchDlq', () => {
     ]);
   });
 
-  test('only queue, URL group, status and creation time are kept of a message: never its URL, body, headers, labels or caller IP', async () => {
+  test('only queue, URL group, status, creation time and callback state are kept of a message: never its URL, body, headers, labels or caller IP', async () => {
     const { read } = await setUp();
     for (const list of ['dlq', 'workflow_dlq'] as const) {
       const scan = await read(list);
@@ -82,7 +82,7 @@ describe('fetchDlq', () => {
       expect([...keys].sort()).toEqual(
         list === 'dlq'
           ? ['createdAt', 'queueName', 'responseStatus', 'topicName']
-          : ['createdAt', 'responseStatus'],
+          : ['createdAt', 'failureFunctionState', 'responseStatus'],
       );
     }
   });

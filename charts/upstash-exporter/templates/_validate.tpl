@@ -212,6 +212,14 @@ Values the API server would refuse, or that would do something other than they s
 {{- range $name, $probe := dict "livenessProbe" .Values.livenessProbe "readinessProbe" .Values.readinessProbe "startupProbe" .Values.startupProbe -}}
 {{- include "upstash-exporter.checkHandlerHost" (dict "path" $name "handler" $probe) -}}
 {{- end -}}
+{{- /* The Secret's mount may neither repeat the chart's other mounts (the API refuses a duplicate
+mountPath) nor nest with one (a read-only volume cannot take the other's mount point, or hides its files). */}}
+{{- $secretAt := trimSuffix "/" (toString .Values.secret.mountPath) -}}
+{{- range $taken := list "/etc/upstash-exporter/config" "/etc/upstash-exporter/web" "/etc/upstash-exporter/tls" "/tmp" -}}
+{{- if or (eq $secretAt $taken) (hasPrefix (printf "%s/" $taken) $secretAt) (hasPrefix (printf "%s/" $secretAt) $taken) -}}
+{{- fail (printf "secret.mountPath: %s collides with %s, which the chart mounts itself (the API refuses a second mount at one path, and nested mounts hide files); use a directory of its own, like the default /etc/upstash-exporter/secrets, and name its files in token_file and api_key_file" $.Values.secret.mountPath $taken) -}}
+{{- end -}}
+{{- end -}}
 {{- if and (eq .Values.dnsPolicy "None") (not (dig "nameservers" list (.Values.dnsConfig | default dict))) -}}
 {{- fail "dnsPolicy: None takes every DNS setting from dnsConfig, which names no nameserver (the API refuses the pod); add dnsConfig.nameservers, or use ClusterFirst" -}}
 {{- end -}}
