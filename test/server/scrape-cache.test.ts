@@ -366,7 +366,7 @@ describe('keepWarm', () => {
   });
 });
 
-describe('metrics.allow and metrics.deny (contract 9.5)', () => {
+describe('metrics.allow and metrics.deny (docs/configuration.md, Choosing metric families)', () => {
   /** A cache over one flow-control poll and the exporter's own metrics, shown through `keep`. */
   function filteredCache(keep: FamilyPredicate) {
     const metrics = createSelfMetrics();
