@@ -23,7 +23,12 @@ export interface AllocatorEnv {
  */
 export function imageAllocatorEnv(root: string): AllocatorEnv {
   const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  // The runtime stage's instructions, its comments left out (they quote the variables too).
+  const runtime = dockerfile
+    .slice(dockerfile.lastIndexOf('\nFROM '))
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('#'))
+    .join('\n');
   const env: Record<string, string> = {};
   for (const name of ALLOCATOR_VARIABLES) {
     const match = new RegExp(`\\b${name}=(\\S+)`).exec(runtime);

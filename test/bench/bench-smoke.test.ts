@@ -79,6 +79,8 @@ describe('benchmark smoke run', () => {
     // The memory goals' phases again, the exporter in the image's allocator environment.
     const { tuned } = results;
     expect(Object.keys(tuned.env).sort()).toEqual(['GLIBC_TUNABLES', 'MALLOC_ARENA_MAX']);
+    // The ENV instruction's values, not a comment's words about them.
+    for (const value of Object.values(tuned.env)) expect(value).toMatch(/^[\w.=]+$/);
     expect(tuned.account.unitsUp).toBe(tuned.account.units);
     expect(tuned.account.memoryAfterScrapes.rssBytes).toBeGreaterThan(0);
     expect(tuned.large.scrapes).toHaveLength(6);
