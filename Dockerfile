@@ -48,14 +48,15 @@ LABEL org.opencontainers.image.title="upstash-exporter" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.source="${SOURCE}"
-# glibc's malloc, tuned for a daemon that frees large buffers all the time (BENCHMARKS.md, "Issue 27,
-# third part" and "fourth part"); glibc reads both before the program runs, so it cannot set them itself.
+# glibc's malloc, tuned for a daemon that frees large buffers all the time (BENCHMARKS.md, "The serving
+# path without allocator tuning"); glibc reads both before the program runs, so it cannot set them itself.
+# A trade, not a free win: neither environment meets every goal, and this one holds less memory.
 # - GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384: every allocation of 16 KiB or more (socket reads,
-#   the blocks of lines, zlib's state, bodies) gets a mapping of its own, given back when freed. By
-#   default the threshold rises with each large buffer freed, and the arenas keep what is freed in
-#   their middle resident: a 1,000-database account held ~25 MB less at its peak and ~45 MB less after
-#   flat-out scrapes with it. One client pulling uncompressed text bodies saw its p99 at 2-3x the bare
-#   server's in four of ten runs with it (gzip, which Prometheus asks for, 0.8-1.4x in all).
+#   the blocks of lines, zlib's state) gets a mapping of its own, given back when freed. By default the
+#   threshold rises with each large buffer any thread frees, and the arenas keep what is freed in their
+#   middle resident: a 1,000-database account held ~30-40 MB less after flat-out scrapes and at its peak
+#   with it. The cost: one client pulling bodies back to back saw its p99 at 2-3x that of a bare server
+#   in the default environment (1.4x or less without the tuning); 16 clients' throughput was not lower.
 # - MALLOC_ARENA_MAX=1: one arena for every thread (the poll worker, V8's garbage-collection helpers)
 #   instead of one each, each keeping its own high-water: a few MB less again.
 ENV NODE_ENV=production \

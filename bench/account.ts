@@ -109,6 +109,7 @@ const CYCLE_MARGIN_MS = 1000;
 export async function measureAccount(
   plan: AccountPlan,
   log: (line: string) => void = () => undefined,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<AccountFigures> {
   const started = performance.now();
   const state = accountState(plan);
@@ -135,6 +136,7 @@ export async function measureAccount(
       state,
       interval: `${plan.intervalSeconds}s`,
       discovery: { concurrency: plan.concurrency },
+      env,
       limits: {
         maxFlowControlKeys: Math.max(1000, state.flowControlKeys),
         maxUrlGroups: Math.max(1000, state.urlGroups),

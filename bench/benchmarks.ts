@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startSimulator } from '../src/demo/simulator.js';
 import { measureAccount, type AccountFigures, type AccountPlan } from './account.js';
 import { startBareServer } from './bare-server.js';
 import { measureEventWindow, type EventWindowFigure } from './event-window.js';
-import { exporterEnv, startExporter, type ExporterProcess } from './exporter-process.js';
+import { EXPORTER_MAIN, exporterEnv, startExporter, type ExporterProcess } from './exporter-process.js';
+import { imageAllocatorEnv, type AllocatorEnv } from './image-env.js';
 import { fetchBodies, measureIngest, type IngestFigure } from './ingest.js';
 import { FULL_FLOOD, measureFlood, QUICK_FLOOD, type FloodFigures, type FloodPlan } from './flood.js';
 import { compareLoad, runLoad, type ScrapeFigure } from './load.js';
@@ -121,6 +123,11 @@ export interface Results {
   readonly scaling: readonly ScalingFigure[];
   readonly cost: CostFigures;
   readonly account: AccountFigures;
+  /**
+   * The memory goals' phases again, the exporter in the image's allocator environment (Dockerfile),
+   * against the same bare server in the bench's own environment: what the tuning buys, and costs.
+   */
+  readonly tuned: AllocatorEnv & { readonly large: Results['large']; readonly account: AccountFigures };
   readonly eventWindow: EventWindowFigure;
   /** The large state's exporter flooded with pipelined requests. */
   readonly flood: FloodFigures;
@@ -194,6 +201,14 @@ export async function runBenchmarks(
   const eventWindow = await measureEventWindow(plan.eventWindowPages);
   log('account scale');
   const account = await measureAccount(plan.account, log);
+  const allocator = imageAllocatorEnv(join(EXPORTER_MAIN, '..', '..'));
+  const tunedLabel = Object.entries(allocator.env)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
+  log(`account scale again, the exporter under ${tunedLabel}`);
+  const tunedAccount = await measureAccount(plan.account, log, allocator.env);
+  log(`large state's scrapes again, the exporter under ${tunedLabel}`);
+  const tunedLarge = await scrapeLarge(plan, largeState, log, allocator.env);
   log(`flood: ${plan.flood.connections} connections × ${plan.flood.pipelined} pipelined requests`);
   const flood = await measureFlood(largeState, plan.flood);
   log(`waiting for the ${plan.pollCycles} poll cycles`);
@@ -208,6 +223,7 @@ export async function runBenchmarks(
     scaling,
     cost,
     account,
+    tuned: { ...allocator, account: tunedAccount, large: tunedLarge },
     eventWindow,
     flood,
     seconds: (performance.now() - started) / 1000,
@@ -219,11 +235,12 @@ export async function scrapeLarge(
   plan: Plan,
   state: State,
   log: (line: string) => void,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<Results['large']> {
   const simulator = await startSimulator(simulatorOptions(state));
   try {
     const startedAt = performance.now();
-    return await withExporter(simulator.url, state, async (exporter) => {
+    return await withExporter(simulator.url, state, env, async (exporter) => {
       const firstPollSeconds = (performance.now() - startedAt) / 1000;
       // Let start-up garbage go before reading the resting footprint.
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -262,6 +279,7 @@ async function memoryWithV8Defaults(plan: Plan, state: State): Promise<MemoryRun
     return await withExporter(
       simulator.url,
       state,
+      {},
       async (exporter) => {
         await new Promise((resolve) => setTimeout(resolve, 500));
         const afterPoll = await memoryPoint(exporter, 'after the first poll');
@@ -289,10 +307,11 @@ async function memoryWithV8Defaults(plan: Plan, state: State): Promise<MemoryRun
 async function withExporter<T>(
   simulatorUrl: string,
   state: State,
+  env: Readonly<Record<string, string>>,
   use: (exporter: ExporterProcess) => Promise<T>,
   nodeArgs: readonly string[] = [],
 ): Promise<T> {
-  const exporter = await startExporter({ simulatorUrl, state, nodeArgs });
+  const exporter = await startExporter({ simulatorUrl, state, nodeArgs, env });
   try {
     return await use(exporter);
   } finally {

@@ -64,6 +64,8 @@ export interface ExporterOptions {
   readonly events?: { readonly interval: string; readonly maxPages: number };
   /** Extra node flags, e.g. V8 heap sizing. */
   readonly nodeArgs?: readonly string[];
+  /** Variables added to this process's environment, over {@link exporterEnv}'s (e.g. the image's). */
+  readonly env?: Readonly<Record<string, string>>;
   /** Run under `nice -n` this (Linux): a background process that must not disturb what is timed. */
   readonly niceness?: number;
 }
@@ -120,7 +122,7 @@ export async function startExporter(options: ExporterOptions): Promise<ExporterP
     options.niceness === undefined ? command : ['nice', '-n', String(options.niceness), ...command];
   const child = spawn(niced[0]!, niced.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...exporterEnv() },
+    env: { ...process.env, ...exporterEnv(), ...options.env },
   });
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
   let stderr = '';

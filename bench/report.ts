@@ -6,6 +6,7 @@ import type { ScrapeFigure } from './load.js';
 import type { MemoryRun } from './memory.js';
 import { renderAccount } from './report-account.js';
 import { renderFlood } from './report-flood.js';
+import { renderGoals } from './report-goals.js';
 
 const GOALS = {
   scrapeRatio: 0.8,
@@ -45,6 +46,7 @@ export function renderReport(results: Results): string {
     '',
     environmentLine(results.exporterEnv),
     '',
+    renderGoals(results),
     `Large state: ${large.state.flowControlKeys} flow-control keys, ${large.state.urlGroups} URL groups (up to ${large.state.maxEndpoints} endpoints), ${large.state.databases.length} databases with ${large.state.pointsPerSeries} points per series: ${large.series} series, ${kb(large.textBytes)} of text (${kb(large.gzipBytes)} gzipped). First poll of every source done ${fixed(large.firstPollSeconds, 1)} s after the process started.`,
     '',
     '### 1. Memory (exporter process holding the large state, as `node dist/main.js` runs, in the environment above)',

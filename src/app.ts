@@ -12,7 +12,8 @@ import { PollThread } from './worker/thread.js';
 import { keepRestartSettings, ReloadQueue } from './reload-queue.js';
 import { listen } from './server/listener.js';
 import { createHandler, type ReloadOutcome } from './server/routes.js';
-import { createMetricsCache, keepWarm } from './server/scrape-cache.js';
+import { keepWarm } from './server/keep-warm.js';
+import { createMetricsCache } from './server/metrics-sections.js';
 import { createWebServer } from './server/web-server.js';
 import { WebSettings } from './server/web-settings.js';
 

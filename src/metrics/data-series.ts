@@ -1,6 +1,6 @@
 import type { DataMetric } from './catalogue.js';
 import type { Sample } from './sample.js';
-import { renderUnit, type UnitBytes } from './unit-bytes.js';
+import { unitBytes, unitText, type UnitBytes } from './unit-bytes.js';
 
 export { DuplicateSeriesError } from './unit-bytes.js';
 
@@ -14,7 +14,7 @@ export interface UnitChange {
 /**
  * The poll worker's side of the series it exports, by unit. A large account is ~80,000 series and
  * 14 MB of text, so the bytes are kept once, where they are served: a unit's lines are rendered when
- * its poll lands ({@link renderUnit}) and handed over at the next publication (their memory moves
+ * its poll lands (unit-bytes.ts) and handed over at the next publication (their memory moves
  * with them); this side keeps only each unit's hash, to know whether a poll changed anything.
  * `metrics` are every family a unit may fill, in exposition order (the serving side's
  * catalogue of the section).
@@ -47,15 +47,16 @@ export class DataSeries {
    * one name and label set throw DuplicateSeriesError and leave the unit's series as they were.
    */
   replace(id: string, samples: readonly Sample[]): void {
-    const unit = renderUnit(samples);
+    const text = unitText(samples);
     const sent = this.#held.get(id);
     if (!this.#held.has(id)) this.#held.set(id, undefined);
-    if (sent === unit.hash) {
-      // What the serving side holds already: a change still waiting to be sent is moot.
+    if (sent === text.hash) {
+      // What the serving side holds already: a change still waiting to be sent is moot, and no
+      // buffer is made for it (a poll that changes nothing allocates no bytes outside the heap).
       if (this.#pending.delete(id)) this.#version++;
       return;
     }
-    this.#pending.set(id, { id, unit });
+    this.#pending.set(id, { id, unit: unitBytes(text) });
     this.#version++;
   }
 

@@ -1,30 +1,20 @@
-import { crc32 } from 'node:zlib';
 import type { DataMetric } from './catalogue.js';
-import { crc32Combine } from './crc32-combine.js';
 import type { UnitChange } from './data-series.js';
 import { familyHeader, type Format } from './exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from './family-filter.js';
 import { familyLines } from './unit-bytes.js';
 
-/** A run of exposition bytes to send back to back, with the CRC-32 of all of them. */
-export interface Rendered {
-  readonly chunks: readonly Buffer[];
-  readonly crc: number;
-}
+/** A run of exposition bytes to send back to back (a large section is never one buffer). */
+export type Rendered = readonly Buffer[];
 
 /** Units per block of a family's lines: what one change re-joins, and what the gzip cache deflates. */
 export const BLOCK_UNITS = 32;
-
-interface Block {
-  readonly lines: Buffer;
-  readonly crc: number;
-}
 
 /**
  * One section of /metrics as the serving thread holds it, the one copy of its bytes: each unit's
  * lines as the poll worker handed them over (kube-state-metrics' metrics store: per object, its
  * rendered families), in unit order. A family's lines are served in blocks of {@link BLOCK_UNITS}
- * units, joined on demand and kept, with their CRC-32, until one of their units changes: a scrape's
+ * units, joined on demand and kept until one of their units changes: a scrape's
  * chunks are a few thousand buffers, not a million, and a poll that lands re-joins one block per
  * family it touched. Once joined, a unit's lines are read from its blocks, so that the buffer handed
  * over is let go and the section is held once, not twice (the units' and the blocks'). It outlives the
@@ -36,9 +26,9 @@ export class SectionStore {
   readonly #units = new Map<string, Map<string, Buffer>>();
   #order: readonly string[] | undefined;
   #position: ReadonlyMap<string, number> | undefined;
-  /** Per family, its joined blocks (a hole: to be joined again). */
-  readonly #blocks = new Map<string, (Block | undefined)[]>();
-  readonly #headers = new Map<string, Block>();
+  /** Per family, its joined blocks of lines (a hole: to be joined again). */
+  readonly #blocks = new Map<string, (Buffer | undefined)[]>();
+  readonly #headers = new Map<string, Buffer>();
   #version = 0;
 
   /** `metrics`: every family of the section, in exposition order. */
@@ -92,31 +82,28 @@ export class SectionStore {
     const ids = this.#ids();
     const count = Math.ceil(ids.length / BLOCK_UNITS);
     const chunks: Buffer[] = [];
-    let crc = 0;
     for (const metric of this.#metrics) {
       if (!keep(metric.name)) continue;
       let blocks = this.#blocks.get(metric.name);
       if (blocks === undefined) this.#blocks.set(metric.name, (blocks = []));
-      let header: Block | undefined;
+      let header = false;
       for (let at = 0; at < count; at++) {
         const block = (blocks[at] ??= this.#join(
           metric.name,
           ids.slice(at * BLOCK_UNITS, (at + 1) * BLOCK_UNITS),
         ));
-        if (block.lines.length === 0) continue;
-        if (header === undefined) {
-          header = this.#header(metric, format);
-          chunks.push(header.lines);
-          crc = crc32Combine(crc, header.crc, header.lines.length);
+        if (block.length === 0) continue;
+        if (!header) {
+          header = true;
+          chunks.push(this.#header(metric, format));
         }
-        chunks.push(block.lines);
-        crc = crc32Combine(crc, block.crc, block.lines.length);
+        chunks.push(block);
       }
     }
-    return { chunks, crc };
+    return chunks;
   }
 
-  #join(name: string, ids: readonly string[]): Block {
+  #join(name: string, ids: readonly string[]): Buffer {
     const parts: [unit: Map<string, Buffer>, part: Buffer][] = [];
     let length = 0;
     for (const id of ids) {
@@ -137,7 +124,7 @@ export class SectionStore {
       unit.set(name, lines.subarray(offset, end));
       offset = end;
     }
-    return { lines, crc: length === 0 ? 0 : crc32(lines) };
+    return lines;
   }
 
   #positions(): ReadonlyMap<string, number> {
@@ -151,15 +138,11 @@ export class SectionStore {
     return this.#order;
   }
 
-  #header(metric: DataMetric, format: Format): Block {
+  #header(metric: DataMetric, format: Format): Buffer {
     const key = `${format}/${metric.name}`;
     let header = this.#headers.get(key);
     if (header === undefined) {
-      const lines = Buffer.from(
-        familyHeader(metric.name, metric.help, metric.type ?? 'gauge', format),
-        'utf8',
-      );
-      header = { lines, crc: crc32(lines) };
+      header = Buffer.from(familyHeader(metric.name, metric.help, metric.type ?? 'gauge', format), 'utf8');
       this.#headers.set(key, header);
     }
     return header;

@@ -17,11 +17,25 @@ export interface UnitBytes {
   readonly hash: number;
 }
 
-/**
- * Renders a unit's samples. Two samples with one name and label set would be one series to
- * Prometheus, which keeps either: they throw {@link DuplicateSeriesError}.
- */
+/** A unit's lines as text, family after family, and what is known of them before any bytes exist. */
+export interface UnitText {
+  readonly texts: readonly { readonly name: string; readonly text: string; readonly length: number }[];
+  /** {@link UnitBytes.hash} of the bytes {@link unitBytes} would make. */
+  readonly hash: number;
+}
+
+/** Renders a unit's samples to bytes ({@link unitText}, then {@link unitBytes}). */
 export function renderUnit(samples: readonly Sample[]): UnitBytes {
+  return unitBytes(unitText(samples));
+}
+
+/**
+ * Renders a unit's samples to text, with the hash of its bytes taken from the text: a poll that
+ * changes nothing is known as such without allocating the unit's buffer. Two samples with one name
+ * and label set would be one series to Prometheus, which keeps either: they throw
+ * {@link DuplicateSeriesError}.
+ */
+export function unitText(samples: readonly Sample[]): UnitText {
   const lines = new Map<string, { readonly lines: string[]; readonly seen: Set<string> }>();
   // Sources give the samples of one entity one label array (a flow-control key has up to seven
   // samples): its labels are escaped and formatted once.
@@ -44,10 +58,21 @@ export function renderUnit(samples: readonly Sample[]): UnitBytes {
     // a rope per line for join to flatten.
     family.lines.push(metric.name, suffix, labelText, ' ', formatValue(value), '\n');
   }
+  let crc = 0;
+  let total = 0;
   const texts = [...lines].map(([name, family]) => {
     const text = family.lines.join('');
-    return { name, text, length: Buffer.byteLength(text, 'utf8') };
+    const length = Buffer.byteLength(text, 'utf8');
+    // The CRC-32 of a string is that of its UTF-8 bytes.
+    if (length > 0) crc = crc32(text, crc);
+    total += length;
+    return { name, text, length };
   });
+  return { texts, hash: total === 0 ? 0 : (crc ^ total) >>> 0 };
+}
+
+/** A unit's text as the buffer of its own that is handed over. */
+export function unitBytes({ texts, hash }: UnitText): UnitBytes {
   // One allocation per unit, never a slice of Node's shared 8 KiB pool: a transferred buffer takes
   // its whole backing store with it, and one long-lived view would keep a slab of dead ones alive.
   const bytes = Buffer.allocUnsafeSlow(texts.reduce((sum, { length }) => sum + length, 0));
@@ -58,7 +83,6 @@ export function renderUnit(samples: readonly Sample[]): UnitBytes {
     offset += length;
     families.push([name, offset]);
   }
-  const hash = bytes.length === 0 ? 0 : (crc32(bytes) ^ bytes.length) >>> 0;
   return { bytes, families, hash };
 }
 

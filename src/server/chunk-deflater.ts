@@ -1,24 +1,22 @@
-import { deflateOpen } from './gzip-member.js';
-
-// The scrape cache's policy over gzip-member.ts's algorithm: which chunks are deflated, how many at
-// once, and which keep their deflated bytes (a chunk that lives on, a block of lines that did not
-// change, is not deflated again).
+import { deflateChunk, type DeflatedChunk } from './gzip-member.js';
 
 /** Deflate jobs on the thread pool at once (the pool has four threads, two cores are expected). */
 const DEFLATES_IN_FLIGHT = 2;
 
 /**
- * Raw deflate of chunks, each on its own as a stream left open and byte-aligned, on the thread pool,
- * at most {@link DEFLATES_IN_FLIGHT} at a time (each holds a quarter of a megabyte of zlib state
- * until it ends, and a body's first gzip build is a thousand chunks); a chunk deflated before, and
- * still alive, is not deflated again.
+ * The one memo of deflated chunks: raw deflate of each chunk on its own (gzip-member.ts), on the thread
+ * pool, at most {@link DEFLATES_IN_FLIGHT} at a time (each holds a quarter of a megabyte of zlib state
+ * until it ends, and a body's first gzip build is a thousand chunks). A chunk that lives on (a block
+ * of lines that did not change, a family's header) keeps its deflated bytes and CRC-32 for as long as
+ * the chunk itself is alive, so a rebuild deflates only what changed.
  */
 export class ChunkDeflater {
-  readonly #deflated = new WeakMap<Buffer, Promise<Buffer>>();
+  readonly #deflated = new WeakMap<Buffer, Promise<DeflatedChunk>>();
   #inFlight = 0;
   readonly #queue: (() => void)[] = [];
 
-  async deflate(chunks: readonly Buffer[]): Promise<readonly Buffer[]> {
+  /** Each chunk deflated, in order. */
+  async deflate(chunks: readonly Buffer[]): Promise<DeflatedChunk[]> {
     return Promise.all(
       chunks.map(async (chunk) => {
         let deflated = this.#deflated.get(chunk);
@@ -32,11 +30,11 @@ export class ChunkDeflater {
     );
   }
 
-  async #one(chunk: Buffer): Promise<Buffer> {
+  async #one(chunk: Buffer): Promise<DeflatedChunk> {
     if (this.#inFlight >= DEFLATES_IN_FLIGHT) await new Promise<void>((resolve) => this.#queue.push(resolve));
     this.#inFlight++;
     try {
-      return await deflateOpen(chunk);
+      return await deflateChunk(chunk);
     } finally {
       this.#inFlight--;
       this.#queue.shift()?.();

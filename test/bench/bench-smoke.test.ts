@@ -76,7 +76,19 @@ describe('benchmark smoke run', () => {
     expect(flood.scrapes.every((s) => s.status === 200)).toBe(true);
     expect(flood.windows).toHaveLength(Math.ceil(QUICK_PLAN.flood.seconds / QUICK_PLAN.flood.windowSeconds));
     expect(flood.peakRssBytes).toBeGreaterThan(0);
+    // The memory goals' phases again, the exporter in the image's allocator environment.
+    const { tuned } = results;
+    expect(Object.keys(tuned.env).sort()).toEqual(['GLIBC_TUNABLES', 'MALLOC_ARENA_MAX']);
+    // The ENV instruction's values, not a comment's words about them.
+    for (const value of Object.values(tuned.env)) expect(value).toMatch(/^[\w.=]+$/);
+    expect(tuned.account.unitsUp).toBe(tuned.account.units);
+    expect(tuned.account.memoryAfterScrapes.rssBytes).toBeGreaterThan(0);
+    expect(tuned.large.scrapes).toHaveLength(6);
+    for (const scrape of [...tuned.account.scrapes, ...tuned.large.scrapes]) {
+      expect(scrape.exporter.failures + scrape.bare.failures).toBe(0);
+    }
     const report = renderReport(results);
+    expect(report).toContain('### The serving path without allocator tuning');
     expect(report).toContain("Exporter environment: the bench's own, nothing added");
     expect(report).toContain('### 5. Upstash cost');
     expect(report).toContain('### Account scale');

@@ -3,7 +3,7 @@ import type { Format } from '../../src/metrics/exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from '../../src/metrics/family-filter.js';
 import type { SelfMetrics } from '../../src/poller/self-metrics.js';
 import { PollStore } from '../../src/worker/store.js';
-import type { PolledSections } from '../../src/server/scrape-cache.js';
+import type { PolledSections } from '../../src/server/metrics-sections.js';
 
 /**
  * What the serving thread makes of a worker's series and health counts, through the production path:
@@ -70,5 +70,5 @@ export class Served {
 
 function text(rendered: ReturnType<PollStore['data']['render']>): string {
   if (rendered instanceof Promise) throw new Error('the polled sections render at once');
-  return Buffer.concat(rendered.chunks).toString('utf8');
+  return Buffer.concat(rendered).toString('utf8');
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { crc32 } from 'node:zlib';
 import { DataSeries, DuplicateSeriesError } from '../../src/metrics/data-series.js';
+import { unitBytes, unitText } from '../../src/metrics/unit-bytes.js';
 import { createSelfMetrics } from '../../src/poller/self-metrics.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
@@ -30,6 +32,15 @@ describe('DataSeries', () => {
     expect(text).not.toContain('upstash_redis');
     // Per account: the key's wait list and paused state, the key count and the omitted count.
     expect(text.split('\n').filter((line) => line !== '' && !line.startsWith('#'))).toHaveLength(8);
+  });
+
+  it('knows the hash of the bytes of a unit from its text, before the bytes are made', () => {
+    for (const keys of [[], [{ key: 'é€😀 "q"', waitListSize: 2 }], [{ key: 'y', waitListSize: 3 }]]) {
+      const text = unitText(flowControlSamples('a', keys, 10));
+      const { bytes, hash } = unitBytes(text);
+      expect(hash).toBe(text.hash);
+      expect(hash).toBe(bytes.length === 0 ? 0 : (crc32(bytes) ^ bytes.length) >>> 0);
+    }
   });
 
   it('forgets a source on drop and re-renders', () => {

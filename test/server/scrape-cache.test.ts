@@ -3,15 +3,9 @@ import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { Registry } from 'prom-client';
 import { DataSeries } from '../../src/metrics/data-series.js';
-import {
-  createMetricsCache,
-  ExpositionCache,
-  keepWarm,
-  renderedText,
-  type Encoding,
-  type PolledSections,
-  type Section,
-} from '../../src/server/scrape-cache.js';
+import { keepWarm } from '../../src/server/keep-warm.js';
+import { createMetricsCache, renderedText, type PolledSections } from '../../src/server/metrics-sections.js';
+import { ExpositionCache, type Encoding, type Section } from '../../src/server/scrape-cache.js';
 import { registerProcessMetrics } from '../../src/metrics/process-metrics.js';
 import { renderRegistry, type Format } from '../../src/metrics/exposition.js';
 import { ALL_FAMILIES, familyPredicate, type FamilyPredicate } from '../../src/metrics/family-filter.js';
@@ -129,6 +123,23 @@ describe('ExpositionCache', () => {
     expectOneGzipMember(await bodyOf(cache, 'text', 'gzip'), 'data 2\nself 2\n');
     await cache.body('openmetrics', 'identity');
     expect([data.state.renders, self.state.renders]).toEqual([3, 3]);
+  });
+
+  it('deflates a chunk once while it lives, and sends the gzip member as its pieces, never joined', async () => {
+    const kept = Buffer.from(randomText(5, 40_000));
+    const state = { version: 0, moving: Buffer.from('moving 0\n') };
+    const data: Section = { version: () => state.version, render: () => [kept, state.moving] };
+    const cache = new ExpositionCache([data]);
+    const before = await cache.body('text', 'gzip');
+    state.version++;
+    state.moving = Buffer.from('moving 1\n');
+    const after = await cache.body('text', 'gzip');
+    expectOneGzipMember(Buffer.concat(after), `${kept.toString()}moving 1\n`);
+    // Header, the two deflated chunks, the final block and the trailer: nothing copied together.
+    expect(after).toHaveLength(5);
+    // The chunk that lived on is not deflated again: the same deflated bytes, not a copy.
+    expect(after[1]).toBe(before[1]);
+    expect(after[2]).not.toBe(before[2]);
   });
 
   it('shares one build between concurrent scrapes', async () => {

@@ -4,7 +4,9 @@ import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import { familyPredicate } from '../../src/metrics/family-filter.js';
 import { PollThread } from '../../src/worker/thread.js';
-import { createMetricsCache, keepWarm, type Section } from '../../src/server/scrape-cache.js';
+import { keepWarm } from '../../src/server/keep-warm.js';
+import { createMetricsCache } from '../../src/server/metrics-sections.js';
+import type { Section } from '../../src/server/scrape-cache.js';
 import { API_KEY, EMAIL, eventually, QSTASH_TOKEN, testConfig } from '../helpers/harness.js';
 
 // A reload builds the body once. The poll thread, the scrape cache and its keep-warm wired

@@ -1,7 +1,7 @@
 // zlib's crc32_combine, which Node does not expose: the CRC-32 of two byte strings back to back from
-// the CRC of each and the second one's length, without reading either again. The poll worker computes
-// the CRC of each family it renders once, where it has the bytes in hand; the serving thread chains
-// them into a gzip trailer in microseconds instead of re-reading megabytes on its event loop.
+// the CRC of each and the second one's length, without reading either again. Each chunk's CRC is taken
+// once, when it is deflated (chunk-deflater.ts); a gzip body chains them into its trailer in
+// microseconds instead of re-reading megabytes on the event loop.
 
 const POLY = 0xedb88320;
 
