@@ -105,7 +105,7 @@ management:
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      'sources databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, audit_logs, teams, qstash_egress_ips, databases discovered (all)',
+      'sources databases, redis_stats, redis_backups, qstash_users, qstash_stats, vector_indexes, vector_stats, search_indexes, search_stats, audit_logs, qstash_egress_ips, databases discovered (all)',
     );
     expect(result.stdout).toContain('redis_backups every 3600s');
     expect(result.stdout).toContain('audit_logs every 300s (1 request)');
