@@ -119,6 +119,11 @@ export interface PollResult {
    */
   readonly labelValuesDropped?: number;
   /**
+   * Requests of this poll that waited for the credential's burst limit to reset (docs/operations.md,
+   * Behaviour): set by the unit around its source's poll, said on the landing page.
+   */
+  readonly burstWaits?: number;
+  /**
    * Trouble in the data itself, for the landing page, where the unit is "up" all the same (failing
    * schedules, a scan stopped at its cap): a few short texts of a fixed vocabulary, which may name a
    * field of Upstash's schema or an ID other pages show, never an upstream value that could hold a

@@ -73,6 +73,7 @@ function recordSuccess(state: UnitState, polled: PollResult, started: number, en
     state.warnings = pollWarnings({
       rejectedFields: polled.rejectedFields ?? [],
       labelValuesCut,
+      burstWaits: polled.burstWaits ?? 0,
       warnings: polled.warnings ?? [],
       watched: polled.watched,
       watchedBefore: state.watched,

@@ -12,6 +12,11 @@ export interface SourceAccount {
   readonly credentials: Credentials;
   /** A qstash entry's `workflow_lookback` (ms): how far before W finished runs are asked for. */
   readonly workflowLookbackMs?: number;
+  /**
+   * Hears each request of the poll that waited for the credential's burst limit: set per poll
+   * (units.ts), it reaches the client through the `...account` every endpoint call spreads.
+   */
+  readonly onBurstWait?: () => void;
 }
 
 /**

@@ -139,15 +139,18 @@ function sourceUnit(
     ...(name !== undefined && name !== '' && { name }),
     ...(kind.lists !== undefined && { lists: kind.lists }),
     poll: async ({ signal, deadline }) => {
-      const { discovered, ...result } = await kind.poll({
+      // The poll's own count: the client's counts every wait of the process, by API.
+      let burstWaits = 0;
+      const { discovered, ...polled } = await kind.poll({
         ...deps,
-        account,
+        account: { ...account, onBurstWait: () => burstWaits++ },
         unit: id,
         signal,
         deadline,
         events: deps.events.of(entry.key, kind.name),
         ...(entry.databases !== undefined && { databases: entry.databases }),
       });
+      const result = burstWaits === 0 ? polled : { ...polled, burstWaits };
       // The news is applied once the poller has recorded the listing, and only if no reload has
       // replaced this unit meanwhile: `deps` and `entry` are then the configuration in force.
       return discovered === undefined
