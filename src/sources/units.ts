@@ -141,6 +141,9 @@ function sourceUnit(
     poll: async ({ signal, deadline }) => {
       // The poll's own count: the client's counts every wait of the process, by API.
       let burstWaits = 0;
+      // Read at each poll: the latest listing's word, without rebuilding the units it did not change.
+      const listedLimits =
+        kind.per === 'account' ? undefined : deps.known.get(`${entry.key}/${kind.per}`)?.limits?.get(id);
       const { discovered, ...polled } = await kind.poll({
         ...deps,
         account: { ...account, onBurstWait: () => burstWaits++ },
@@ -148,6 +151,7 @@ function sourceUnit(
         signal,
         deadline,
         events: deps.events.of(entry.key, kind.name),
+        ...(listedLimits !== undefined && { listedLimits }),
         ...(entry.databases !== undefined && { databases: entry.databases }),
       });
       const result = burstWaits === 0 ? polled : { ...polled, burstWaits };
@@ -169,7 +173,11 @@ function familyOf(entry: SourceEntry, kind: SourceKind): string {
 function learn(entry: SourceEntry, news: NonNullable<SourceResult['discovered']>, deps: UnitDeps): void {
   if (entry.ids?.[news.unit] !== undefined) return;
   const ids = pollable(entry, news.unit, news.ids, deps);
-  deps.known.set(`${entry.key}/${news.unit}`, { ids, names: news.names });
+  deps.known.set(`${entry.key}/${news.unit}`, {
+    ids,
+    names: news.names,
+    ...(news.limits !== undefined && { limits: news.limits }),
+  });
   for (const name of entry.sources) {
     const kind = sourceKind(name);
     if (kind.per === news.unit)
