@@ -119,6 +119,11 @@ export interface PollResult {
    */
   readonly labelValuesDropped?: number;
   /**
+   * Requests of this poll that waited for the credential's burst limit to reset (docs/operations.md,
+   * Behaviour): set by the unit around its source's poll, said on the landing page.
+   */
+  readonly burstWaits?: number;
+  /**
    * Trouble in the data itself, for the landing page, where the unit is "up" all the same (failing
    * schedules, a scan stopped at its cap): a few short texts of a fixed vocabulary, which may name a
    * field of Upstash's schema or an ID other pages show, never an upstream value that could hold a
@@ -126,6 +131,11 @@ export interface PollResult {
    * label values) and bounds them all ({@link MAX_WARNINGS}, {@link MAX_WARNING_LENGTH}).
    */
   readonly warnings?: readonly string[];
+  /**
+   * Lines the poller logs with the unit's labels on every poll that returns them, where once is not
+   * enough (an event dated ahead, refused: docs/operations.md, Logs).
+   */
+  readonly logs?: readonly PollLog[];
   /**
    * Counts whose rise from one poll to the next is trouble (a DLQ's messages), by a fixed name
    * (`dead-letter messages`): the poller compares each with the last poll's and warns of a rise.
@@ -137,6 +147,22 @@ export interface PollResult {
    * reload or a removal overtook carries the old configuration: its news is dropped).
    */
   readonly onRecorded?: () => void;
+}
+
+/**
+ * A line of a poll's own ({@link PollResult.logs}): a fixed message and a count, never an upstream
+ * value (an event's content can hold a URL, a body or an e-mail).
+ */
+export interface PollLog {
+  readonly level: 'info' | 'warn';
+  readonly msg: string;
+  /** How many of what the message speaks of. */
+  readonly count: number;
+  /**
+   * The rejected field ({@link PollResult.rejectedFields}) the line speaks of: said at every poll by
+   * this line, it is not also logged once as a field of the wrong type.
+   */
+  readonly field?: string;
 }
 
 /** One thing polled on its own: a source of an account, or a source of one ID (a database's stats). */

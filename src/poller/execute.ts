@@ -69,10 +69,14 @@ function recordSuccess(state: UnitState, polled: PollResult, started: number, en
     outlet.series.replace(state.unit.id, samples);
     const labelValuesCut = truncated + (polled.labelValuesDropped ?? 0);
     outlet.metrics.labelValuesTruncated(labels, labelValuesCut);
-    reportRejected(state, polled.rejectedFields ?? [], env);
+    const logs = polled.logs ?? [];
+    reportRejected(state, polled.rejectedFields ?? [], new Set(logs.map((line) => line.field)), env);
+    for (const { level, msg, count, field } of logs)
+      env.logger[level]({ ...labels, ...(field !== undefined && { field }), count }, msg);
     state.warnings = pollWarnings({
       rejectedFields: polled.rejectedFields ?? [],
       labelValuesCut,
+      burstWaits: polled.burstWaits ?? 0,
       warnings: polled.warnings ?? [],
       watched: polled.watched,
       watchedBefore: state.watched,
@@ -143,11 +147,20 @@ function safeDetail(reason: FailureReason, error: unknown): string {
   return words === undefined ? reason : `${reason}: ${words}`;
 }
 
-/** Counts every rejected field, and logs it when it goes wrong and when it comes right again. */
-function reportRejected(state: UnitState, fields: readonly string[], env: PollerEnv): void {
-  const now = new Set(fields);
+/**
+ * Counts every rejected field, and logs it when it goes wrong and when it comes right again; but a
+ * field the poll's own lines say (`said`: at every poll) is not logged here too.
+ */
+function reportRejected(
+  state: UnitState,
+  fields: readonly string[],
+  said: ReadonlySet<string | undefined>,
+  env: PollerEnv,
+): void {
+  const all = new Set(fields);
+  for (const field of all) state.outlet?.metrics.fieldRejected(state.labels, field);
+  const now = new Set([...all].filter((field) => !said.has(field)));
   for (const field of now) {
-    state.outlet?.metrics.fieldRejected(state.labels, field);
     if (!state.rejected.has(field)) {
       env.logger.warn(
         { ...state.labels, field },

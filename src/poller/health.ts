@@ -1,8 +1,9 @@
 import type { DataMetric } from '../metrics/catalogue.js';
 import { MAX_LABEL_VALUE_LENGTH } from '../metrics/label-limit.js';
 import type { LabelPairs, Sample } from '../metrics/sample.js';
+import type { Api } from '../upstash/client.js';
 import { UPSTASH_FAILURE_REASONS } from '../upstash/errors.js';
-import { HEALTH_LABELS, type UnitLabels } from '../vocabulary.js';
+import { HEALTH_LABELS, SOURCE_NAMES, type UnitLabels } from '../vocabulary.js';
 
 // The health section of /metrics: its families, and what its series say of each unit, as plain
 // data. The poll worker counts (self-metrics.ts) and hands the records that changed over; the serving
@@ -49,6 +50,11 @@ const REQUESTS = metric(
   'HTTP requests sent to Upstash, retries included, by API and status code (count; code "error" when no status came back).',
   'counter',
 );
+const BURST_WAITS = metric(
+  'upstash_exporter_burst_waits_total',
+  "Requests to Upstash that waited for their credential's burst limit to reset (an answer said Burst-RateLimit-Remaining: 0), by API (count).",
+  'counter',
+);
 const BUILD_INFO = metric(
   'upstash_exporter_build_info',
   'Always 1; the labels say which exporter version, built from which git revision, runs on which Node.js.',
@@ -87,6 +93,7 @@ export const HEALTH_METRICS: readonly DataMetric[] = [
   FAILURES,
   SKIPPED,
   REQUESTS,
+  BURST_WAITS,
   BUILD_INFO,
   SHARD_ORDINAL,
   TOTAL_SHARDS,
@@ -114,6 +121,8 @@ export interface HealthChanges {
   readonly units: readonly (readonly [key: string, record: HealthRecord | undefined])[];
   /** Every API request count, when one moved. */
   readonly requests: ReadonlyMap<string, number> | undefined;
+  /** Every API's burst-limit waits, when one moved. */
+  readonly burstWaits: ReadonlyMap<Api, number> | undefined;
 }
 
 /** What a restarted poll worker continues from: the health records the serving thread holds. */
@@ -122,6 +131,8 @@ export interface HealthState {
   readonly units: ReadonlyMap<string, HealthRecord>;
   /** Every API request count. */
   readonly requests: ReadonlyMap<string, number>;
+  /** Every API's burst-limit waits. */
+  readonly burstWaits: ReadonlyMap<Api, number>;
 }
 
 /** A unit's key among the health records: its health labels. */
@@ -169,6 +180,18 @@ export function requestSamples(counts: ReadonlyMap<string, number>): Sample[] {
       value: count,
     };
   });
+}
+
+/**
+ * The burst-limit waits' series: one per API, 0 until its first wait (docs/metrics.md, The exporter
+ * itself), so that `increase()` sees the first.
+ */
+export function burstWaitSamples(counts: ReadonlyMap<Api, number>): Sample[] {
+  return (Object.keys(SOURCE_NAMES) as Api[]).map((api) => ({
+    metric: BURST_WAITS,
+    labels: [['api', api]],
+    value: counts.get(api) ?? 0,
+  }));
 }
 
 /** Build info and the shard gauges: what the process is, not what it polled. */

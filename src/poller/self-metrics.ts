@@ -1,3 +1,4 @@
+import type { Api } from '../upstash/client.js';
 import type { UnitLabels } from '../vocabulary.js';
 import {
   FAILURE_REASONS,
@@ -24,6 +25,8 @@ export interface SelfMetrics {
   pollFailed(labels: UnitLabels, reason: FailureReason, durationSeconds: number): void;
   pollSkipped(labels: UnitLabels): void;
   apiRequest(api: string, code: string): void;
+  /** Counts one request that waited for its credential's burst limit to reset. */
+  burstWait(api: Api): void;
   /** Counts one upstream field skipped alone for its wrong type. */
   fieldRejected(labels: UnitLabels, field: string): void;
   /** Counts label values of the source's latest poll that were cut to the length cap. */
@@ -48,8 +51,10 @@ export function createSelfMetrics(from?: HealthState, onPollStarted?: (key: stri
     [...(from?.units ?? [])].map(([key, record]) => [key, copy(record)]),
   );
   const requests = new Map<string, number>(from?.requests ?? []);
+  const burstWaits = new Map<Api, number>(from?.burstWaits ?? []);
   const dirty = new Set<string>();
   let requestsMoved = false;
+  let burstWaitsMoved = false;
   let version = 0;
 
   const unit = (labels: UnitLabels): HealthRecord => {
@@ -99,6 +104,11 @@ export function createSelfMetrics(from?: HealthState, onPollStarted?: (key: stri
       const key = `${api}\u0000${code}`;
       requests.set(key, (requests.get(key) ?? 0) + 1);
     },
+    burstWait(api) {
+      version++;
+      burstWaitsMoved = true;
+      burstWaits.set(api, (burstWaits.get(api) ?? 0) + 1);
+    },
     fieldRejected(labels, field) {
       const health = unit(labels);
       health.rejected.set(field, (health.rejected.get(field) ?? 0) + 1);
@@ -130,9 +140,11 @@ export function createSelfMetrics(from?: HealthState, onPollStarted?: (key: stri
       const changes: HealthChanges = {
         units: [...dirty].map((key) => [key, record(key)] as const),
         requests: requestsMoved ? new Map(requests) : undefined,
+        burstWaits: burstWaitsMoved ? new Map(burstWaits) : undefined,
       };
       dirty.clear();
       requestsMoved = false;
+      burstWaitsMoved = false;
       return changes;
     },
   };

@@ -6,6 +6,8 @@ export interface PollTrouble {
   readonly rejectedFields: readonly string[];
   /** Label values cut to length or left out by a cap. */
   readonly labelValuesCut: number;
+  /** Requests that waited for Upstash's burst limit ({@link PollResult.burstWaits}). */
+  readonly burstWaits?: number;
   /** The source's own warnings ({@link PollResult.warnings}). */
   readonly warnings: readonly string[];
   /** The watched counts of this poll and of the last successful one. */
@@ -15,7 +17,7 @@ export interface PollTrouble {
 
 /**
  * The landing page's warnings of one unit, from what its last successful poll brought: rejected
- * fields, cut label values, the watched counts that rose, then the source's own, at most
+ * fields, cut label values, burst-limit waits, the watched counts that rose, then the source's own, at most
  * {@link MAX_WARNINGS} of at most {@link MAX_WARNING_LENGTH} characters each, whatever a source says.
  */
 export function pollWarnings(trouble: PollTrouble): string[] {
@@ -31,6 +33,8 @@ export function pollWarnings(trouble: PollTrouble): string[] {
       `${trouble.labelValuesCut} label value${trouble.labelValuesCut === 1 ? '' : 's'} cut to length or left out by a cap`,
     );
   }
+  const waits = trouble.burstWaits ?? 0;
+  if (waits > 0) all.push(`waited ${waits} time${waits === 1 ? '' : 's'} for Upstash's burst limit`);
   for (const [what, count] of Object.entries(trouble.watched ?? {})) {
     const before = trouble.watchedBefore?.[what];
     if (before !== undefined && count > before) all.push(`${what} grew: ${before} → ${count}`);

@@ -102,6 +102,7 @@ export const auditLogs: SourceKind<'audit_logs'> = {
       rejectedFields: result.future > 0 ? [...rejected, 'time'] : rejected,
       labelValuesDropped: result.truncated,
       warnings: said.warnings(limits, 'log'),
+      logs: said.logs(),
     };
   },
 };

@@ -1,4 +1,4 @@
-import type { Limits } from '../vocabulary.js';
+import type { Limits, PollLog } from '../vocabulary.js';
 import { FUTURE_HORIZON_SECONDS, type ScanResult } from './event-rule.js';
 import { counted } from './source.js';
 
@@ -44,6 +44,16 @@ export class ScanWarnings {
         `${counted(this.#other, 'event')} counted under "other": max_event_series (${counted(limits.maxEventSeries, 'label set')}) reached`,
       );
     return warnings;
+  }
+
+  /**
+   * The poll's log line of the events dated ahead, refused: at every poll that refuses one, with
+   * their count only (docs/operations.md, Logs).
+   */
+  logs(): PollLog[] {
+    if (this.#future === 0) return [];
+    const msg = `events dated more than ${FUTURE_HORIZON_SECONDS / 60} minutes ahead of the exporter's clock refused: not counted`;
+    return [{ level: 'warn', msg, count: this.#future, field: 'time' }];
   }
 }
 

@@ -154,6 +154,7 @@ function indexListing<const Name extends 'vector_indexes' | 'search_indexes'>(
           unit: lists,
           ids: kept.map((index) => index.id),
           names: new Map(kept.map((index) => [index.id, index.name])),
+          limits: new Map(kept.map((index) => [index.id, index.limits])),
         },
       };
     },

@@ -9,7 +9,7 @@ import {
 } from '../upstash/index-stats.js';
 import type { IndexProduct } from '../upstash/indexes.js';
 import { PRODUCT_TITLE } from './index-listing.js';
-import { POLLED_MANAGEMENT, POLLED_STATS, type SourceKind } from './source.js';
+import { POLLED_MANAGEMENT, POLLED_STATS, type ListedLimits, type SourceKind } from './source.js';
 
 // Upstash states no unit for the latencies: query and update latency are exported as reported, without
 // a unit suffix. Rerank and embedding latency are exported in seconds, read as milliseconds as the
@@ -83,6 +83,30 @@ export function indexStatsSamples(
   return samples;
 }
 
+/**
+ * The usage a stats poll compares with the limit its listing states (docs/operations.md, The landing
+ * page): above {@link QUOTA_WARNING} of it, the unit says so. Only a Search listing states
+ * `max_monthly_reranks`; the other index limits have their alerts only.
+ */
+const QUOTAS = [
+  { usage: 'monthly_rerank_count', limit: 'max_monthly_reranks', what: 'monthly reranks' },
+] as const satisfies readonly { usage: IndexStatsField; limit: string; what: string }[];
+/** The share of a quota past which the landing page warns, as the quota alerts fire. */
+const QUOTA_WARNING = 0.8;
+
+/** `monthly reranks at 85 % of max_monthly_reranks (850 of 1000)`, for each quota past the share. */
+export function quotaWarnings(stats: IndexStats, limits: ListedLimits | undefined): string[] {
+  const warnings: string[] = [];
+  for (const { usage, limit, what } of QUOTAS) {
+    const used = stats.values[usage];
+    const max = limits?.[limit];
+    // -1 is unlimited, 0 no quota to speak of.
+    if (used === undefined || max === undefined || max <= 0 || used <= max * QUOTA_WARNING) continue;
+    warnings.push(`${what} at ${Math.floor((used / max) * 100)} % of ${limit} (${used} of ${max})`);
+  }
+  return warnings;
+}
+
 /** The management API's stats of one index, once per index its listing names. */
 function indexStats<const Name extends 'vector_stats' | 'search_stats'>(
   name: Name,
@@ -93,11 +117,13 @@ function indexStats<const Name extends 'vector_stats' | 'search_stats'>(
     name,
     per,
     metrics: Object.values(STATS_METRICS[product]),
-    async poll({ client, account, unit, signal, deadline }) {
+    async poll({ client, account, unit, signal, deadline, listedLimits }) {
       const stats = await fetchIndexStats(client, { ...account, product, indexId: unit, signal, deadline });
+      const warnings = quotaWarnings(stats, listedLimits);
       return {
         samples: indexStatsSamples(product, account.name, unit, stats),
         ...(stats.rejected.length > 0 && { rejectedFields: stats.rejected }),
+        ...(warnings.length > 0 && { warnings }),
       };
     },
   };

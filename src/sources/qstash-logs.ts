@@ -128,6 +128,7 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
       rejectedFields: [...rejected],
       ...(truncated > 0 && { labelValuesDropped: truncated }),
       warnings: [...failed, ...said.warnings(limits, 'log')],
+      logs: said.logs(),
     };
   },
 };

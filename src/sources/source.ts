@@ -12,6 +12,11 @@ export interface SourceAccount {
   readonly credentials: Credentials;
   /** A qstash entry's `workflow_lookback` (ms): how far before W finished runs are asked for. */
   readonly workflowLookbackMs?: number;
+  /**
+   * Hears each request of the poll that waited for the credential's burst limit: set per poll
+   * (units.ts), it reaches the client through the `...account` every endpoint call spreads.
+   */
+  readonly onBurstWait?: () => void;
 }
 
 /**
@@ -40,7 +45,15 @@ export interface PollRequest {
   readonly deadline: number;
   /** The entry's event state (watermarks, counters, paths), kept across polls and reloads. */
   readonly events: EventEntry;
+  /**
+   * For a per-ID unit its listing discovered: the limits the listing last stated for its ID, by
+   * Upstash's name (a Search index's `max_monthly_reranks`), to compare its usage with.
+   */
+  readonly listedLimits?: ListedLimits;
 }
+
+/** An ID's limits as its listing states them, by Upstash's field name. */
+export type ListedLimits = Readonly<Partial<Record<string, number>>>;
 
 /** What one poll of a source brought: samples and rejected fields, and a listing's news. */
 export interface SourceResult extends Omit<PollResult, 'onRecorded'> {
@@ -56,6 +69,8 @@ export interface Listed {
   readonly ids: readonly string[];
   /** By ID: shown beside it on the landing page (a database's name), never used to poll. */
   readonly names: ReadonlyMap<string, string>;
+  /** By ID: the limits the listing states, handed to the ID's own poll ({@link PollRequest.listedLimits}). */
+  readonly limits?: ReadonlyMap<string, ListedLimits>;
 }
 
 /**

@@ -139,15 +139,22 @@ function sourceUnit(
     ...(name !== undefined && name !== '' && { name }),
     ...(kind.lists !== undefined && { lists: kind.lists }),
     poll: async ({ signal, deadline }) => {
-      const { discovered, ...result } = await kind.poll({
+      // The poll's own count: the client's counts every wait of the process, by API.
+      let burstWaits = 0;
+      // Read at each poll: the latest listing's word, without rebuilding the units it did not change.
+      const listedLimits =
+        kind.per === 'account' ? undefined : deps.known.get(`${entry.key}/${kind.per}`)?.limits?.get(id);
+      const { discovered, ...polled } = await kind.poll({
         ...deps,
-        account,
+        account: { ...account, onBurstWait: () => burstWaits++ },
         unit: id,
         signal,
         deadline,
         events: deps.events.of(entry.key, kind.name),
+        ...(listedLimits !== undefined && { listedLimits }),
         ...(entry.databases !== undefined && { databases: entry.databases }),
       });
+      const result = burstWaits === 0 ? polled : { ...polled, burstWaits };
       // The news is applied once the poller has recorded the listing, and only if no reload has
       // replaced this unit meanwhile: `deps` and `entry` are then the configuration in force.
       return discovered === undefined
@@ -166,7 +173,11 @@ function familyOf(entry: SourceEntry, kind: SourceKind): string {
 function learn(entry: SourceEntry, news: NonNullable<SourceResult['discovered']>, deps: UnitDeps): void {
   if (entry.ids?.[news.unit] !== undefined) return;
   const ids = pollable(entry, news.unit, news.ids, deps);
-  deps.known.set(`${entry.key}/${news.unit}`, { ids, names: news.names });
+  deps.known.set(`${entry.key}/${news.unit}`, {
+    ids,
+    names: news.names,
+    ...(news.limits !== undefined && { limits: news.limits }),
+  });
   for (const name of entry.sources) {
     const kind = sourceKind(name);
     if (kind.per === news.unit)

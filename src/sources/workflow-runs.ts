@@ -213,6 +213,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
             ]
           : []),
       ],
+      logs: said.logs(),
     };
   },
 };

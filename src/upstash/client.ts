@@ -62,6 +62,11 @@ export interface GetOptions {
    * that would end later are not attempted.
    */
   readonly deadline?: number | undefined;
+  /**
+   * Hears that this request waited for its credential's burst limit (after the client's own
+   * `onBurstWait`): how a poll learns that it was held back, for its warning on the landing page.
+   */
+  readonly onBurstWait?: (() => void) | undefined;
 }
 
 /** Where an endpoint module sends its GET: a base URL plus everything of {@link GetOptions} but the path. */
@@ -168,6 +173,7 @@ export class UpstashClient {
       return;
     }
     this.#options.onBurstWait?.(request.credentials.api);
+    request.onBurstWait?.();
     try {
       await sleep(waitMs, undefined, { signal: request.signal });
     } catch {

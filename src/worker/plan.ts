@@ -13,7 +13,7 @@ import type { OwnSchedule, PerIdUnit } from '../vocabulary.js';
 /** What the poll plan needs besides each configuration. */
 export interface PollPlanOptions {
   readonly version: string;
-  /** Counts the client's requests. */
+  /** Counts the client's requests and its burst-limit waits. */
   readonly metrics: SelfMetrics;
   readonly logger: Logger;
   /** Where a listing's units go (the poller's syncUnits): they are the whole family now. */
@@ -115,6 +115,7 @@ export class PollPlan {
       ...config.http,
       userAgent: `upstash-exporter/${version} (node ${process.version})`,
       onRequest: (api, code) => metrics.apiRequest(api, code),
+      onBurstWait: (api) => metrics.burstWait(api),
     });
   }
 

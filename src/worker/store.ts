@@ -3,6 +3,7 @@ import { SectionStore, type Rendered } from '../metrics/section-store.js';
 import { renderUnit } from '../metrics/unit-bytes.js';
 import {
   buildSamples,
+  burstWaitSamples,
   healthKey,
   HEALTH_METRICS,
   requestSamples,
@@ -10,6 +11,7 @@ import {
   unitSamples,
   type HealthChanges,
   type HealthRecord,
+  type HealthState,
 } from '../poller/health.js';
 import type { Section } from '../server/scrape-cache.js';
 import type { Listed } from '../sources/source.js';
@@ -20,6 +22,7 @@ import type { Carried, Publication } from './protocol.js';
 // The keys of the health store's entries that are not a unit's; a unit's key never starts so.
 const BUILD = '\u0001build';
 const REQUESTS = '\u0001requests';
+const BURST_WAITS = '\u0001burst-waits';
 const RESTARTS = '\u0001restarts';
 
 /**
@@ -36,6 +39,7 @@ export class PollStore {
   readonly #health = new SectionStore(HEALTH_METRICS);
   readonly #records = new Map<string, HealthRecord>();
   #requests: ReadonlyMap<string, number> = new Map();
+  #burstWaits: HealthState['burstWaits'] = new Map();
   #known: ReadonlyMap<string, Listed> = new Map();
   #events: ReadonlyMap<string, EntryEvents> = new Map();
   #status: Uint8Array | undefined;
@@ -61,6 +65,7 @@ export class PollStore {
     this.#health.apply([
       { id: BUILD, unit: renderUnit(buildSamples(build)) },
       { id: RESTARTS, unit: renderUnit(restartSamples(0)) },
+      { id: BURST_WAITS, unit: renderUnit(burstWaitSamples(this.#burstWaits)) },
     ]);
   }
 
@@ -115,7 +120,7 @@ export class PollStore {
   carried(): Carried {
     return {
       units: new Map(this.status().map((row) => [row.id, row])),
-      health: { units: this.#records, requests: this.#requests },
+      health: { units: this.#records, requests: this.#requests, burstWaits: this.#burstWaits },
       held: this.#data.ids(),
       known: this.#known,
       events: this.#events,
@@ -140,7 +145,7 @@ export class PollStore {
     return this.#rows;
   }
 
-  #applyHealth({ units, requests }: HealthChanges): void {
+  #applyHealth({ units, requests, burstWaits }: HealthChanges): void {
     const changed: UnitChange[] = [];
     for (const [key, record] of units) {
       if (record === undefined) this.#records.delete(key);
@@ -150,6 +155,10 @@ export class PollStore {
     if (requests !== undefined) {
       this.#requests = requests;
       changed.push({ id: REQUESTS, unit: renderUnit(requestSamples(requests)) });
+    }
+    if (burstWaits !== undefined) {
+      this.#burstWaits = burstWaits;
+      changed.push({ id: BURST_WAITS, unit: renderUnit(burstWaitSamples(burstWaits)) });
     }
     this.#health.apply(changed);
   }

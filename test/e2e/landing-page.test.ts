@@ -9,6 +9,7 @@ import {
   DEMO_DLQ_SECRET,
   DEMO_EMAIL,
   DEMO_QSTASH_TOKEN,
+  DEMO_SEARCH_INDEXES,
 } from '../../src/demo/simulator.js';
 import { UNIT_KINDS } from '../../src/vocabulary.js';
 import { startExporter, waitForStatus, type ExporterProcess } from '../helpers/exporter-process.js';
@@ -110,6 +111,9 @@ describe('the landing page of the demo', () => {
     }
     expect(rowOf(DEMO_SUSPENDED_DATABASE, 'redis_stats ')).toContain(SAID.changed_field);
     expect(page).toContain(`1 database suspended: ${DEMO_SUSPENDED_DATABASE}`);
+    // The free Search index starts the month past 80 % of its rerank quota.
+    const capped = DEMO_SEARCH_INDEXES.find((index) => (index.maxMonthlyReranks ?? -1) > 0)?.id ?? '';
+    expect(rowOf(capped, 'search_stats ')).toMatch(/monthly reranks at \d+ % of max_monthly_reranks/);
     // The injected faults are trouble in the data only: every unit is up, and the header is green.
     const summary = /class="summary">(\d+) units: <span class="ok">(\d+) up<\/span>/.exec(page);
     expect(summary?.[2]).toBe(summary?.[1]);

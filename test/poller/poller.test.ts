@@ -476,6 +476,48 @@ describe('Poller, hostile input', () => {
     expect(await t.text()).not.toContain('fields_rejected_total{');
   });
 
+  it("logs a poll's own lines at every poll that returns them, and the field they say not as a wrong type", async () => {
+    let refusing = true;
+    const t = setup(() => Promise.resolve(1));
+    running = t.poller;
+    t.poller.start();
+    t.poller.addUnit('qstash/eu', {
+      id: 'qstash_logs/eu/',
+      labels: { source: 'qstash_logs', account: 'eu', database_id: '', qstash_id: '', index_id: '' },
+      poll: async () =>
+        Promise.resolve({
+          samples: [],
+          // A field said by a line (every poll) beside one of the wrong type (once until it comes right).
+          rejectedFields: refusing ? ['time', 'responseStatus'] : ['responseStatus'],
+          ...(refusing && { logs: [{ level: 'warn' as const, msg: 'refused', count: 2, field: 'time' }] }),
+        }),
+    });
+    await pass(3100);
+    const polls = t.lines.filter((l) => l.msg === 'poll succeeded' && l.source === 'qstash_logs').length;
+    expect(polls).toBeGreaterThanOrEqual(3);
+    const said = t.lines.filter((l) => l.msg === 'refused');
+    expect(said).toHaveLength(polls);
+    for (const line of said)
+      expect(line).toMatchObject({
+        level: 40,
+        source: 'qstash_logs',
+        account: 'eu',
+        field: 'time',
+        count: 2,
+      });
+    const wrongType = t.lines.filter((l) => String(l.msg).startsWith('field rejected'));
+    expect(wrongType.map((l) => l.field)).toEqual(['responseStatus']);
+    // Counted at every poll all the same.
+    const time =
+      /^upstash_exporter_fields_rejected_total\{source="qstash_logs",account="eu",database_id="",qstash_id="",index_id="",field="time"\} (\d+)$/m;
+    expect(await t.value(time)).toBe(polls);
+    refusing = false;
+    await pass(2000);
+    expect(t.lines.filter((l) => l.msg === 'refused')).toHaveLength(polls);
+    // Nothing said it went wrong as a field, so nothing says it came right.
+    expect(t.lines.some((l) => l.msg === 'field accepted again')).toBe(false);
+  });
+
   it('counts the label values a capped label left out with those cut to length', async () => {
     const t = setup(() => Promise.resolve(1));
     running = t.poller;
