@@ -165,8 +165,11 @@ export class QstashLogs implements Endpoint {
     this.#dating = dating;
   }
 
-  /** Every event with time in [from, to] (generated, or the override). */
-  eventsBetween(from: number, to: number): Timed[] {
+  /**
+   * Every event with time in [from, to] (generated, or the override). Given the one state a caller
+   * keeps, deliveries that cannot be of it are not generated (they are most of the log).
+   */
+  eventsBetween(from: number, to: number, kept?: string): Timed[] {
     const override = this.#override;
     if (override !== null)
       return override
@@ -196,7 +199,9 @@ export class QstashLogs implements Endpoint {
             out.push({ at: time, body: logEvent(time, messageId, 'FAILED', destination) });
         }
         // Deliveries spread over the slot; one the destination fails errs instead.
-        for (let i = 0; i < destination.delivered; i++) {
+        const wanted =
+          kept === undefined || kept === 'DELIVERED' || (kept === 'ERROR' && this.#failing.has(d));
+        for (let i = 0; wanted && i < destination.delivered; i++) {
           const time = slot * SLOT_MS + Math.floor(noise(seed ^ 0xd1, slot, d * 64 + i) * SLOT_MS);
           if (time < from || time > to) continue;
           const failed = noise(seed ^ 0xd2, slot, d * 64 + i) < this.#failingShare(d, time);
@@ -219,7 +224,9 @@ export class QstashLogs implements Endpoint {
     const from = Math.max(now - RETENTION_MS, timeParam(query, 'fromDate') ?? 0);
     const state = query?.get('state') ?? undefined;
     // Shown, then filtered: a late event is late in the whole log, whatever state is asked.
-    const events = shown(this.eventsBetween(from, to), this.#dating, now).filter(
+    // A late dating picks late events over the whole log, so it needs every event generated.
+    const kept = typeof this.#dating === 'string' ? state : undefined;
+    const events = shown(this.eventsBetween(from, to, kept), this.#dating, now).filter(
       (e) => state === undefined || e.body.state === state,
     );
     return eventPage(events, query, this.#listField, MAX_COUNT);
