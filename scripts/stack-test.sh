@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The Prometheus → Alertmanager chain test (test/stack/alerting.test.ts): the built exporter against the
-# fake Upstash, scraped by Debian's prometheus loading prometheus/alerts.yml, alerting to Debian's
-# prometheus-alertmanager. Installs what it needs; builds the exporter first.
+# The Prometheus → Alertmanager chain tests (test/stack: alerting.test.ts, and error-ratio.test.ts for a
+# destination's error ratio): the built exporter against the fake Upstash, scraped by Debian's
+# prometheus loading prometheus/alerts.yml, alerting to Debian's prometheus-alertmanager. Installs what it
+# needs; builds the exporter first.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

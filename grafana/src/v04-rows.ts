@@ -10,6 +10,23 @@ export const deliveries: Row = {
   title: 'Where deliveries fail',
   panels: [
     graph({
+      title: 'Delivery error ratio by destination',
+      description:
+        "Share of the delivery attempts to each destination that failed over 5 minutes: ERROR events of qstash_logs over those and the DELIVERED events of qstash_deliveries (recorded by prometheus/alerts.yml). 1 where only errors are counted: list qstash_deliveries in the entry's sources. UpstashQStashDestinationErrorRatio fires above 5 % (the red line) where a destination has at least 5 attempts a minute.",
+      unit: 'percentunit',
+      size: [12, 8],
+      min: 0,
+      max: 1,
+      steps: ['green', [0.05, 'red']],
+      thresholdLine: true,
+      queries: [
+        q(
+          sel('account_destination:upstash_qstash_delivery_error_ratio:rate5m'),
+          '{{account}} {{destination}}',
+        ),
+      ],
+    }),
+    graph({
       title: 'Delivery errors by destination and code',
       description:
         "Failed delivery attempts per second (upstash_qstash_delivery_errors_total: ERROR events of qstash_logs), by destination (the URL's origin) and response code (empty when none came, e.g. a timeout). UpstashQStashDestinationFailing fires on them.",

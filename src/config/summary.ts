@@ -41,6 +41,8 @@ export function summarizeConfig(config: Config): string {
     lines.push(
       `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account, config.limits)}${lookback}, at least ${requestsPerMinute(account)} requests a minute`,
     );
+    const deliveries = deliveriesCost(account, config.limits);
+    if (deliveries !== undefined) lines.push(`qstash ${account.name}: ${deliveries}`);
   }
   for (const account of config.management) {
     lines.push(
@@ -109,13 +111,49 @@ function pagedCost(source: SourceName, limits: Limits): { least: number; most: n
   return { least: states, most: states * pages };
 }
 
-/** The states a poll of each paged source reads, one request each at least. */
-const PAGED_STATES: Partial<Record<SourceName, number>> = {
+/** The states a poll of each paged source reads, one request each at least (by name). */
+const PAGED_STATES: Readonly<Record<string, number>> = {
   dlq: 1,
   workflow_dlq: 1,
   qstash_logs: 2,
+  qstash_deliveries: 1,
   workflow_runs: 4,
 };
+
+/** The daily delivery counts `qstash_deliveries`' cost is given at (docs/configuration.md). */
+const DELIVERIES_A_DAY = [1_000, 100_000, 1_000_000] as const;
+
+/**
+ * What `qstash_deliveries` costs an entry at 1k, 100k and 1M deliveries a day, or undefined when the
+ * entry does not list it (docs/configuration.md, What each source costs): a poll reads the deliveries
+ * since W − event_settle, 100 a request, at least one request and at most max_event_pages; what the cap
+ * leaves of an events_interval is unread.
+ */
+function deliveriesCost(account: Config['qstash'][number], limits: Limits): string | undefined {
+  if (!(account.sources as readonly string[]).includes('qstash_deliveries')) return undefined;
+  const schedule = ownScheduleOf('qstash_logs') as OwnSchedule<'qstash'>;
+  const intervalS = account.ownSchedules[schedule].intervalMs / 1000;
+  const settleS = limits.eventSettle / 1000;
+  const pollsADay = 86_400 / intervalS;
+  const costs = DELIVERIES_A_DAY.map((perDay) => {
+    const perSecond = perDay / 86_400;
+    const wanted = Math.max(1, Math.ceil((perSecond * (intervalS + settleS)) / LOG_PAGE));
+    const pages = Math.min(limits.maxEventPages, wanted);
+    const unread = Math.max(0, intervalS - (limits.maxEventPages * LOG_PAGE) / perSecond);
+    const capped = pages < wanted ? ' (the cap)' : '';
+    const gap = unread > 0 ? `, ${Math.round(unread * pollsADay)} s/day unread` : '';
+    return `${compact(perDay)}/day: ${pages} request${pages === 1 ? '' : 's'} a poll${capped}, ${Math.round(pages * pollsADay)} requests/day${gap}`;
+  });
+  return `qstash_deliveries every ${intervalS}s reads ${intervalS + settleS}s of deliveries (event_settle ${settleS}s), 100 a request, at most max_event_pages ${limits.maxEventPages}: ${costs.join('; ')}`;
+}
+
+/** Deliveries a request reads (QStash's `count=100`). */
+const LOG_PAGE = 100;
+
+/** 1000 as 1k, 1000000 as 1M. */
+function compact(n: number): string {
+  return n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n);
+}
 
 /** The least a qstash entry costs a minute: one request per source and interval, one per state and page. */
 function requestsPerMinute(account: Config['qstash'][number]): number {

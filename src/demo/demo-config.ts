@@ -20,6 +20,9 @@ export function demoConfig(url: string, base: CommonSettings): Config {
         url,
         token: new Secret(DEMO_QSTASH_TOKEN),
         schedule,
+        // Every QStash source, the opt-in qstash_deliveries included: with the simulator's steady
+        // deliveries, the demo shows each destination's error ratio (docs/metrics.md, Delivery errors
+        // and workflow runs).
         sources: QSTASH_SOURCES,
         // Paging the DLQs every 30 s, not every 5 minutes: the demo should move.
         // The event sources every 10 s: the demo's delivery errors and runs move while one watches.

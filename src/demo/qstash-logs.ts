@@ -19,7 +19,13 @@ const RETENTION_MS = 6 * 3_600_000;
 /** Events a page holds at most, as QStash's `count` allows. */
 const MAX_COUNT = 100;
 
-/** The simulated destinations: where they are, what they are reached through, how they fail. */
+/**
+ * The simulated destinations: where they are, what they are reached through, how they fail, and how
+ * many messages they take in a slot (DELIVERED). With the errors, that makes each one's error ratio
+ * (docs/metrics.md, Delivery errors and workflow runs): orders ~12 %, above the alert's 5 %; billing
+ * and the nightly cron ~3 %; the gone endpoint delivers nothing, 100 % of under 2 attempts a minute,
+ * below the alert's floor.
+ */
 export const DEMO_DESTINATIONS = [
   {
     url: `https://api.example.com/hooks/orders?token=${DEMO_EVENT_SECRET}`,
@@ -27,6 +33,7 @@ export const DEMO_DESTINATIONS = [
     code: 500,
     errors: 0.8,
     failures: 0.1,
+    delivered: 6,
   },
   {
     url: `https://hooks.billing.example.net:8443/in/${DEMO_EVENT_SECRET}?sig=${DEMO_EVENT_SECRET}`,
@@ -34,6 +41,7 @@ export const DEMO_DESTINATIONS = [
     code: 503,
     errors: 0.3,
     failures: 0.03,
+    delivered: 12,
   },
   // A timeout: no response status.
   {
@@ -42,9 +50,25 @@ export const DEMO_DESTINATIONS = [
     code: undefined,
     errors: 0.15,
     failures: 0.05,
+    delivered: 5,
   },
-  { url: `https://legacy.example.com/gone#${DEMO_EVENT_SECRET}`, code: 404, errors: 0.3, failures: 0.3 },
+  {
+    url: `https://legacy.example.com/gone#${DEMO_EVENT_SECRET}`,
+    code: 404,
+    errors: 0.3,
+    failures: 0.3,
+    delivered: 0,
+  },
 ] as const;
+
+type DemoDestination = (typeof DEMO_DESTINATIONS)[number];
+
+/** A span of time in which a destination's deliveries fail at `share` (a fault the tests turn on). */
+interface FailingSpan {
+  readonly from: number;
+  until: number;
+  readonly share: number;
+}
 
 /** Where the opening's delivery errs and fails: a destination of its own, no other events' labels. */
 const OPENING_DESTINATION = DEMO_DESTINATIONS[1];
@@ -54,7 +78,7 @@ function logEvent(
   time: number,
   messageId: string,
   state: string,
-  destination: (typeof DEMO_DESTINATIONS)[number],
+  destination: DemoDestination,
 ): Record<string, unknown> {
   const { url, code } = destination;
   return {
@@ -67,9 +91,11 @@ function logEvent(
     ...('scheduleId' in destination && { scheduleId: destination.scheduleId }),
     header: { Authorization: [`Bearer ${DEMO_EVENT_SECRET}`], 'Upstash-Forward-Key': [DEMO_EVENT_SECRET] },
     body: Buffer.from(JSON.stringify({ card: DEMO_EVENT_SECRET })).toString('base64'),
-    error: `POST ${url} failed: ${code ?? 'timeout'} (${DEMO_EVENT_SECRET})`,
-    ...(code !== undefined && {
-      responseStatus: code,
+    ...(state !== 'DELIVERED' && {
+      error: `POST ${url} failed: ${code ?? 'timeout'} (${DEMO_EVENT_SECRET})`,
+    }),
+    ...((state === 'DELIVERED' || code !== undefined) && {
+      responseStatus: state === 'DELIVERED' ? 200 : code,
       responseBody: Buffer.from(`{"echo":"${DEMO_EVENT_SECRET}"}`).toString('base64'),
       responseHeaders: { 'Set-Cookie': [`session=${DEMO_EVENT_SECRET}`] },
     }),
@@ -85,20 +111,45 @@ function logEvent(
 }
 
 /**
- * The simulated QStash log: in each 10-second slot, each destination fails a delivery (ERROR) with
- * its own odds and code, and now and then a message exhausts its retries (FAILED). Two destinations
- * fail in the same millisecond of a slot (events at exactly one time). At the opening (opening.ts),
- * one message of the billing destination errs and fails. Served newest first.
+ * The simulated QStash log: in each 10-second slot, each destination delivers its messages
+ * (DELIVERED), fails a delivery (ERROR) with its own odds and code, and now and then a message
+ * exhausts its retries (FAILED). Two destinations fail in the same millisecond of a slot (events at
+ * exactly one time). At the opening (opening.ts), one message of the billing destination errs and
+ * fails. While a destination is set failing, that share of its deliveries errs instead. Served newest
+ * first; a `state` asked filters.
  */
 export class QstashLogs implements Endpoint {
   readonly #ctx: EndpointContext;
   readonly #listField: 'logs' | 'events';
   #override: readonly Record<string, unknown>[] | null = null;
   #dating: EventDating = 'visible';
+  /** Per destination (its index), the spans in which it fails, oldest first; the last may be open. */
+  readonly #failing = new Map<number, FailingSpan[]>();
 
   constructor(ctx: EndpointContext, listField: 'logs' | 'events') {
     this.#ctx = ctx;
     this.#listField = listField;
+  }
+
+  /**
+   * From now on, `share` (0–1) of the deliveries to a destination (its URL, as in DEMO_DESTINATIONS)
+   * err with its code instead; `null` makes it healthy again. What was served before stays as it was.
+   */
+  setDestinationFailing(url: string, share: number | null): void {
+    const index = DEMO_DESTINATIONS.findIndex((d) => d.url === url);
+    if (index === -1) throw new Error('not a simulated destination');
+    const now = this.#ctx.now();
+    const spans = this.#failing.get(index) ?? [];
+    const open = spans.at(-1);
+    if (open?.until === Infinity) open.until = now;
+    if (share !== null) spans.push({ from: now, until: Infinity, share });
+    this.#failing.set(index, spans);
+  }
+
+  /** The share of a destination's deliveries that err at `time` (0 unless set failing then). */
+  #failingShare(index: number, time: number): number {
+    const span = this.#failing.get(index)?.find((s) => time >= s.from && time < s.until);
+    return span?.share ?? 0;
   }
 
   /**
@@ -114,8 +165,11 @@ export class QstashLogs implements Endpoint {
     this.#dating = dating;
   }
 
-  /** Every event with time in [from, to] (generated, or the override). */
-  eventsBetween(from: number, to: number): Timed[] {
+  /**
+   * Every event with time in [from, to] (generated, or the override). Given the one state a caller
+   * keeps, deliveries that cannot be of it are not generated (they are most of the log).
+   */
+  eventsBetween(from: number, to: number, kept?: string): Timed[] {
     const override = this.#override;
     if (override !== null)
       return override
@@ -144,6 +198,16 @@ export class QstashLogs implements Endpoint {
           if (time >= from && time <= to)
             out.push({ at: time, body: logEvent(time, messageId, 'FAILED', destination) });
         }
+        // Deliveries spread over the slot; one the destination fails errs instead.
+        const wanted =
+          kept === undefined || kept === 'DELIVERED' || (kept === 'ERROR' && this.#failing.has(d));
+        for (let i = 0; wanted && i < destination.delivered; i++) {
+          const time = slot * SLOT_MS + Math.floor(noise(seed ^ 0xd1, slot, d * 64 + i) * SLOT_MS);
+          if (time < from || time > to) continue;
+          const failed = noise(seed ^ 0xd2, slot, d * 64 + i) < this.#failingShare(d, time);
+          const body = logEvent(time, `msg_${slot}_${d}_${i}`, failed ? 'ERROR' : 'DELIVERED', destination);
+          out.push({ at: time, body });
+        }
       });
     }
     return out;
@@ -159,7 +223,10 @@ export class QstashLogs implements Endpoint {
     const to = Math.min(latest, timeParam(query, 'toDate') ?? latest);
     const from = Math.max(now - RETENTION_MS, timeParam(query, 'fromDate') ?? 0);
     const state = query?.get('state') ?? undefined;
-    const events = shown(this.eventsBetween(from, to), this.#dating, now).filter(
+    // Shown, then filtered: a late event is late in the whole log, whatever state is asked.
+    // A late dating picks late events over the whole log, so it needs every event generated.
+    const kept = typeof this.#dating === 'string' ? state : undefined;
+    const events = shown(this.eventsBetween(from, to, kept), this.#dating, now).filter(
       (e) => state === undefined || e.body.state === state,
     );
     return eventPage(events, query, this.#listField, MAX_COUNT);

@@ -157,6 +157,11 @@ export interface Simulator {
   setEgressRanges(ranges: readonly string[] | null): void;
   /** Serve these QStash log events (QStash's shape) on both paths instead of generated ones; `null` restores. */
   setQstashLogs(events: readonly Record<string, unknown>[] | null): void;
+  /**
+   * From now on, `share` (0–1) of the generated deliveries to one of DEMO_DESTINATIONS (its URL) err
+   * instead, on both log paths; `null` makes it healthy again. Events already served stay as they were.
+   */
+  setDestinationFailing(url: string, share: number | null): void;
   /** Serve these workflow runs on both paths instead of generated ones; `null` restores. */
   setWorkflowRuns(runs: readonly DemoRun[] | null): void;
   /** Which time `fromDate` filters workflow runs on (undocumented, so both are simulated). */
@@ -266,6 +271,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setQstashLogs: (events) => {
       endpoints.qstash_logs.setOverride(events);
       endpoints.qstash_events.setOverride(events);
+    },
+    setDestinationFailing: (url, share) => {
+      endpoints.qstash_logs.setDestinationFailing(url, share);
+      endpoints.qstash_events.setDestinationFailing(url, share);
     },
     setWorkflowRuns: (runs) => {
       endpoints.workflow_logs.setOverride(runs);

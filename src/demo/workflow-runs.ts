@@ -48,7 +48,20 @@ export interface DemoRun {
   /** Undefined: never completes (the stuck run). */
   readonly completedAt: number | undefined;
   readonly outcome: 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED';
+  /**
+   * A failed run's failure function: its `state` as Upstash spells it (`CALLBACK_SUCCESS`,
+   * `CALLBACK_FAIL`, ...), `null` for a workflow without one; absent: one that succeeded.
+   */
+  readonly failureFunction?: string | null;
 }
+
+/** What became of the failure functions of the generated failed runs, by share: some have none. */
+const FAILURE_FUNCTIONS = [
+  { below: 0.2, state: null },
+  { below: 0.35, state: 'CALLBACK_FAIL' },
+  { below: 0.4, state: 'CALLBACK_INPROGRESS' },
+  { below: 1, state: 'CALLBACK_SUCCESS' },
+] as const;
 
 /** A run as Upstash's run mode returns it at time `now`, every field filled (secrets included). */
 function runBody(run: DemoRun, now: number): Record<string, unknown> {
@@ -80,19 +93,25 @@ function runBody(run: DemoRun, now: number): Record<string, unknown> {
         ],
       },
     ],
-    ...(run.outcome === 'RUN_FAILED' && {
-      dlqId: `dlq_${run.id}`,
-      failureFunction: {
-        url: `https://cb.example.com/fail?key=${DEMO_EVENT_SECRET}`,
-        headers: secretHeaders,
-      },
-    }),
+    ...(run.outcome === 'RUN_FAILED' && { dlqId: `dlq_${run.id}` }),
+    ...(run.outcome === 'RUN_FAILED' &&
+      run.failureFunction !== null && {
+        failureFunction: {
+          messageId: `msg_fail_${run.id}`,
+          url: `https://cb.example.com/fail?key=${DEMO_EVENT_SECRET}`,
+          state: run.failureFunction ?? 'CALLBACK_SUCCESS',
+          failHeaders: secretHeaders,
+          failStatus: 500,
+          failResponse: `{"token":"${DEMO_EVENT_SECRET}"}`,
+        },
+      }),
   };
 }
 
 /**
  * Upstash Workflow's runs: two workflows starting runs on their own rhythm (one fails now and then,
- * the other is sometimes canceled), one run stuck since two hours before the simulator started, and
+ * its failure function mostly succeeding, now and then failing, absent for some runs; the other is
+ * sometimes canceled), one run stuck since two hours before the simulator started, and
  * one begun at start-up that finishes at the opening (opening.ts).
  * Run mode only (`groupBy=workflowRunId`), newest first by creation, 10 a page; `fromDate` read as
  * the runs' creation time or as their events' (the completion of a finished run), as set.
@@ -164,7 +183,13 @@ export class WorkflowRuns implements Endpoint {
             : roll < workflow.failed + workflow.canceled
               ? 'RUN_CANCELED'
               : 'RUN_SUCCESS';
-        out.push({ id: `wfr_${w}_${slot}`, url: workflow.url, createdAt, completedAt, outcome });
+        const run = { id: `wfr_${w}_${slot}`, url: workflow.url, createdAt, completedAt, outcome } as const;
+        if (outcome !== 'RUN_FAILED') out.push(run);
+        else {
+          const roll = u(4);
+          const failureFunction = FAILURE_FUNCTIONS.find((f) => roll < f.below)?.state ?? null;
+          out.push({ ...run, failureFunction });
+        }
       }
     });
     return out;

@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_QSTASH_TOKEN, startSimulator, type Simulator } from '../../src/demo/simulator.js';
+import {
+  DEMO_DESTINATIONS,
+  DEMO_QSTASH_TOKEN,
+  startSimulator,
+  type Simulator,
+} from '../../src/demo/simulator.js';
 
 // The simulated event lists answer as Upstash does: both paths, newest first, paged by cursor, the
 // QStash list under `logs` on the documented path and `events` on the SDK's.
@@ -85,5 +90,121 @@ describe('the simulated QStash log and workflow runs', () => {
     const frozenRuns = (await get(`/v2/workflows/logs?groupBy=workflowRunId&state=RUN_SUCCESS`)).body
       .runs as { workflowRunId: string }[];
     expect(frozenRuns.map((run) => run.workflowRunId)).not.toContain('wfr_demo_opening');
+  });
+
+  it('delivers steadily beside the errors: one destination above 5 %, the others below', async () => {
+    sim = await startSimulator({ frozen: true, now: () => NOW });
+    const counts = new Map<string, { errors: number; delivered: number }>();
+    for (const state of ['ERROR', 'DELIVERED'] as const) {
+      let cursor: string | undefined;
+      for (let page = 0; page < 100; page++) {
+        const { body } = await get(
+          `/v2/events?state=${state}&fromDate=${NOW - 1_200_000}&count=100${cursor === undefined ? '' : `&cursor=${cursor}`}`,
+        );
+        for (const e of body.events as { url: string; state: string; error?: string }[]) {
+          expect(e.state).toBe(state);
+          // A delivery has no error text (it carries the response's status, as Upstash's does).
+          if (state === 'DELIVERED') expect(e.error).toBeUndefined();
+          const count = counts.get(e.url) ?? { errors: 0, delivered: 0 };
+          if (state === 'ERROR') count.errors++;
+          else count.delivered++;
+          counts.set(e.url, count);
+        }
+        cursor = body.cursor as string | undefined;
+        if (cursor === undefined) break;
+      }
+    }
+    const ratio = (url: string): number => {
+      const { errors = 0, delivered = 0 } = counts.get(url) ?? {};
+      return errors / (errors + delivered);
+    };
+    const [orders, billing, nightly, gone] = DEMO_DESTINATIONS;
+    expect(ratio(orders.url)).toBeGreaterThan(0.05);
+    expect(ratio(billing.url)).toBeLessThan(0.05);
+    expect(ratio(nightly.url)).toBeLessThan(0.05);
+    // Billing delivers about 12 messages a slot of 10 s, steadily: 1440 in 20 minutes.
+    expect(counts.get(billing.url)?.delivered).toBeGreaterThan(1300);
+    expect(counts.get(gone.url)?.delivered ?? 0).toBe(0);
+  });
+
+  it('turns a destination failing from the time asked and back, leaving what came before', async () => {
+    let now = NOW;
+    sim = await startSimulator({ now: () => now });
+    const billing = DEMO_DESTINATIONS[1].url;
+    const states = async (from: number, to: number) => {
+      const tally = { ERROR: 0, DELIVERED: 0 };
+      for (const state of ['ERROR', 'DELIVERED'] as const) {
+        const { body } = await get(`/v2/logs?state=${state}&fromDate=${from}&toDate=${to}&count=100`);
+        tally[state] = (body.logs as { url: string }[]).filter((e) => e.url === billing).length;
+      }
+      return tally;
+    };
+    const before = await states(NOW - 60_000, NOW);
+    sim.setDestinationFailing(billing, 0.5);
+    now = NOW + 60_000;
+    // The minute before the fault reads as it did; the minute after fails about half its deliveries.
+    expect(await states(NOW - 60_000, NOW)).toEqual(before);
+    const failing = await states(NOW + 1, NOW + 60_000);
+    expect(failing.ERROR / (failing.ERROR + failing.DELIVERED)).toBeGreaterThan(0.3);
+    sim.setDestinationFailing(billing, null);
+    now = NOW + 120_000;
+    expect(await states(NOW + 1, NOW + 60_000)).toEqual(failing);
+    const healed = await states(NOW + 60_001, NOW + 120_000);
+    expect(healed.ERROR / (healed.ERROR + healed.DELIVERED)).toBeLessThan(0.1);
+    expect(() => sim?.setDestinationFailing('https://elsewhere.example.com/', 0.5)).toThrow(
+      'not a simulated destination',
+    );
+  });
+
+  it('failed runs carry a failure function with its state, as Upstash spells it; some have none', async () => {
+    sim = await startSimulator({ frozen: true, now: () => NOW });
+    const failureFunctions: (Record<string, unknown> | undefined)[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 50; page++) {
+      const { body } = await get(
+        `/v2/workflows/logs?groupBy=workflowRunId&state=RUN_FAILED&fromDate=${NOW - 8 * 3_600_000}${cursor === undefined ? '' : `&cursor=${cursor}`}`,
+      );
+      for (const run of body.runs as { failureFunction?: Record<string, unknown> }[])
+        failureFunctions.push(run.failureFunction);
+      cursor = body.cursor as string | undefined;
+      if (cursor === undefined) break;
+    }
+    const states = new Set(failureFunctions.map((f) => (f === undefined ? 'none' : String(f.state))));
+    expect(states).toEqual(new Set(['none', 'CALLBACK_SUCCESS', 'CALLBACK_FAIL', 'CALLBACK_INPROGRESS']));
+    // An override's failed run: a failure function that succeeded unless told otherwise.
+    sim.setWorkflowRuns([
+      {
+        id: 'r1',
+        url: 'https://a.example.com/',
+        createdAt: NOW - 9,
+        completedAt: NOW - 5,
+        outcome: 'RUN_FAILED',
+      },
+      {
+        id: 'r2',
+        url: 'https://a.example.com/',
+        createdAt: NOW - 9,
+        completedAt: NOW - 5,
+        outcome: 'RUN_FAILED',
+        failureFunction: 'CALLBACK_FAIL',
+      },
+      {
+        id: 'r3',
+        url: 'https://a.example.com/',
+        createdAt: NOW - 9,
+        completedAt: NOW - 5,
+        outcome: 'RUN_FAILED',
+        failureFunction: null,
+      },
+    ]);
+    const runs = (await get('/v2/workflows/logs?groupBy=workflowRunId&state=RUN_FAILED')).body.runs as {
+      workflowRunId: string;
+      failureFunction?: { state: string };
+    }[];
+    expect(runs.map((r) => [r.workflowRunId, r.failureFunction?.state ?? 'none']).sort()).toEqual([
+      ['r1', 'CALLBACK_SUCCESS'],
+      ['r2', 'CALLBACK_FAIL'],
+      ['r3', 'none'],
+    ]);
   });
 });
