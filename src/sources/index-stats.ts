@@ -9,7 +9,7 @@ import {
 } from '../upstash/index-stats.js';
 import type { IndexProduct } from '../upstash/indexes.js';
 import { PRODUCT_TITLE } from './index-listing.js';
-import { POLLED_MANAGEMENT, POLLED_STATS, type SourceKind } from './source.js';
+import { LATEST_POINT, polled, type SourceKind } from './source.js';
 
 // Upstash states no unit for the latencies: exported as reported, without a unit suffix.
 const AS_REPORTED = 'as reported by Upstash (unit not stated by Upstash)';
@@ -18,10 +18,12 @@ const AS_REPORTED = 'as reported by Upstash (unit not stated by Upstash)';
 function statsMetrics(product: IndexProduct): Record<IndexStatsField, DataMetric> {
   const title = PRODUCT_TITLE[product];
   const name = (suffix: string): string => `upstash_${product}_${suffix}`;
+  const when = polled(`${product}_stats`);
+  const latestPoint = polled(`${product}_stats`, LATEST_POINT);
   const number = (suffix: string, what: string): DataMetric =>
-    gauge(name(suffix), `${what} of the ${title} index. ${POLLED_MANAGEMENT}`);
+    gauge(name(suffix), `${what} of the ${title} index. ${when}`);
   const latest = (suffix: string, what: string): DataMetric =>
-    gauge(name(suffix), `${what} of the ${title} index, ${AS_REPORTED}. ${POLLED_STATS}`);
+    gauge(name(suffix), `${what} of the ${title} index, ${AS_REPORTED}. ${latestPoint}`);
   return {
     current_vector_count: number('vectors', 'Vectors (count)'),
     pending_index_count: number('pending_vectors', 'Vectors waiting to be indexed (count)'),
