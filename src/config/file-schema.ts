@@ -23,7 +23,14 @@ import {
   url,
   yesNo,
 } from './values.js';
-import { DEFAULTS, LOG_FORMATS, LOG_LEVELS, MANAGEMENT_SOURCES, QSTASH_SOURCES } from './types.js';
+import {
+  DEFAULTS,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  MANAGEMENT_DEFAULT_SOURCES,
+  MANAGEMENT_SOURCES,
+  QSTASH_SOURCES,
+} from './types.js';
 
 // The shape of the YAML file, keys in snake_case as users write them; env-only mode builds the same
 // document. Structure and formats are checked here, and durations and schedules parsed; resolve.ts
@@ -64,7 +71,7 @@ function entryRules(secretKey: SecretKey) {
 
 /** What the management sources need: stats of databases need their IDs, QStash stats their listing. */
 function managementSourceRules(entry: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  const sources: readonly unknown[] = Array.isArray(entry.sources) ? entry.sources : MANAGEMENT_SOURCES;
+  const sources: readonly unknown[] = Array.isArray(entry.sources) ? entry.sources : MANAGEMENT_DEFAULT_SOURCES;
   if (entry.databases !== undefined) {
     for (const key of ['include', 'exclude'] as const) {
       if (entry[key] !== undefined)

@@ -17,21 +17,27 @@ import { counted, polled, type SourceKind } from './source.js';
 const NAME = 'qstash_logs';
 
 const POLLED = polled(NAME);
-const SCAN = scanMetrics(NAME, 'qstash_logs', 'QStash log window');
-const CAP = 'label sets beyond limits.max_event_series counted under the one whose labels are all "other"';
+/** The scan families of the QStash log, of every state read (`qstash_deliveries`' DELIVERED too). */
+export const LOG_SCAN = scanMetrics(NAME, 'qstash_logs', 'QStash log window');
+/** What the HELP of a log counter says of its cap on label sets. */
+export const LOG_CAP =
+  'label sets beyond limits.max_event_series counted under the one whose labels are all "other"';
 const ERRORS = counter(
   'upstash_qstash_delivery_errors_total',
-  `Failed delivery attempts (ERROR log events) since the exporter started, by destination (the URL's origin), URL group, queue, schedule and response status ("" when none, e.g. a timeout); ${CAP}. ${POLLED}`,
+  `Failed delivery attempts (ERROR log events) since the exporter started, by destination (the URL's origin), URL group, queue, schedule and response status ("" when none, e.g. a timeout); ${LOG_CAP}. ${POLLED}`,
 );
 const FAILED = counter(
   'upstash_qstash_deliveries_failed_total',
-  `Messages that exhausted their retries (FAILED log events) since the exporter started, by destination (the URL's origin), URL group, queue and schedule; ${CAP}. ${POLLED}`,
+  `Messages that exhausted their retries (FAILED log events) since the exporter started, by destination (the URL's origin), URL group, queue and schedule; ${LOG_CAP}. ${POLLED}`,
 );
+
+/** The labels of a log counter after `account`, in the order of {@link countedLogEvent}'s values. */
+export const DESTINATION_LABELS = ['destination', 'url_group', 'queue', 'schedule_id'] as const;
 
 /** The counter of each state, and its labels after `account`. */
 const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string[] }> = {
-  ERROR: { metric: ERRORS, labels: ['destination', 'url_group', 'queue', 'schedule_id', 'code'] },
-  FAILED: { metric: FAILED, labels: ['destination', 'url_group', 'queue', 'schedule_id'] },
+  ERROR: { metric: ERRORS, labels: [...DESTINATION_LABELS, 'code'] },
+  FAILED: { metric: FAILED, labels: DESTINATION_LABELS },
 };
 
 /**
@@ -43,7 +49,7 @@ const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string
  * hash): a poll holds its label sets and the identities at W, not the 80,000-character names a page
  * may carry.
  */
-export function countedLogEvent(event: LogEvent, state: LogState): CountedEvent {
+export function countedLogEvent(event: LogEvent, state: string): CountedEvent {
   const labels = [
     labelKey(event.destination ?? ''),
     labelKey(event.topicName ?? ''),
@@ -60,6 +66,15 @@ export function countedLogEvent(event: LogEvent, state: LogState): CountedEvent 
 }
 
 /**
+ * A page's log events of `state` as the event rule counts them. An event of another state than asked
+ * for (an upstream that ignored the filter) is not this state's: it is neither counted nor moves W.
+ */
+export function countedLogEvents(state: string): (events: readonly LogEvent[]) => CountedEvent[] {
+  return (events) =>
+    events.filter((e) => e.state === undefined || e.state === state).map((e) => countedLogEvent(e, state));
+}
+
+/**
  * QStash's delivery errors and failures by destination (docs/metrics.md, Delivery errors and workflow runs): per state, the log
  * events from W − settle on (`fromDate`, newest first, `count=100` a page, at most max_event_pages
  * pages), each counted once by the event rule (event-rule.ts), on the entry's `events_interval`.
@@ -67,9 +82,9 @@ export function countedLogEvent(event: LogEvent, state: LogState): CountedEvent 
 export const qstashLogs: SourceKind<'qstash_logs'> = {
   name: NAME,
   per: 'account',
-  metrics: [ERRORS, FAILED, SCAN.complete, SCAN.unread, SCAN.watermark],
+  metrics: [ERRORS, FAILED, LOG_SCAN.complete, LOG_SCAN.unread, LOG_SCAN.watermark],
   async poll(request) {
-    const poll = new EventPoll(request, NAME, SCAN);
+    const poll = new EventPoll(request, NAME, LOG_SCAN);
     const samples: Sample[] = [];
     const failed: string[] = [];
     for (const state of LOG_STATES) {

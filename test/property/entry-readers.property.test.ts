@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
 import { auditEvent, readAuditEvent, toAuditEvent } from '../../src/upstash/audit-logs.js';
 import { InvalidResponseError } from '../../src/upstash/errors.js';
-import { QSTASH_LOGS } from '../../src/upstash/qstash-logs.js';
+import { QSTASH_DELIVERIES, QSTASH_LOGS } from '../../src/upstash/qstash-logs.js';
 import { parseListing, type ListingShape } from '../../src/upstash/schema.js';
 import { WORKFLOW_RUNS } from '../../src/upstash/workflow-runs.js';
 
@@ -47,6 +47,14 @@ const url = fc.oneof(
   fc.webUrl({ withQueryParameters: true, withFragments: true }),
 );
 
+/** The schema of every event list read by hand. */
+const SCHEMAS: readonly z.ZodObject<Record<string, z.ZodType>>[] = [
+  QSTASH_LOGS.documented.entry,
+  QSTASH_DELIVERIES.documented.entry,
+  WORKFLOW_RUNS.documented.entry,
+  auditEvent,
+];
+
 /** A value the field's schema accepts: of the types an entry's fields have, filtered by the schema. */
 const validFor = (field: z.ZodType) =>
   fc
@@ -62,10 +70,14 @@ function cutsUrls(field: z.ZodType): boolean {
 /**
  * An entry with the fields its schema names, derived from the schema (each maybe missing, of any
  * type; its identity, the fields the schema requires, mostly right, so that most lists get past their
- * first entry; URLs where the schema cuts them) and fields it must drop.
+ * first entry; URLs where the schema cuts them) and fields it must drop: secrets, and the fields of
+ * the other lists' schemas (a reader must not read what its schema does not name).
  */
 function entryOf(schema: z.ZodObject<Record<string, z.ZodType>>) {
   const fields = Object.entries(schema.shape);
+  const foreign = SCHEMAS.flatMap((other) => Object.keys(other.shape)).filter(
+    (name) => !(name in schema.shape),
+  );
   const identity = fields.filter(([, field]) => !field.safeParse(undefined).success).map(([name]) => name);
   const model: Record<string, fc.Arbitrary<unknown>> = {
     ...Object.fromEntries(
@@ -78,6 +90,7 @@ function entryOf(schema: z.ZodObject<Record<string, z.ZodType>>) {
             : anyValue,
       ]),
     ),
+    ...Object.fromEntries(foreign.map((name) => [name, anyValue])),
     header: fc.constant({ Authorization: [SECRET] }),
     ip: fc.constant('203.0.113.9'),
   };
@@ -89,6 +102,10 @@ function entryOf(schema: z.ZodObject<Record<string, z.ZodType>>) {
 
 const LISTS = {
   qstash_logs: { shape: QSTASH_LOGS.documented, entry: entryOf(QSTASH_LOGS.documented.entry) },
+  qstash_deliveries: {
+    shape: QSTASH_DELIVERIES.documented,
+    entry: entryOf(QSTASH_DELIVERIES.documented.entry),
+  },
   workflow_runs: { shape: WORKFLOW_RUNS.documented, entry: entryOf(WORKFLOW_RUNS.documented.entry) },
   audit_logs: {
     shape: { entry: auditEvent, toEntry: toAuditEvent, read: readAuditEvent },
