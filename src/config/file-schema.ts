@@ -71,7 +71,9 @@ function entryRules(secretKey: SecretKey) {
 
 /** What the management sources need: stats of databases need their IDs, QStash stats their listing. */
 function managementSourceRules(entry: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  const sources: readonly unknown[] = Array.isArray(entry.sources) ? entry.sources : MANAGEMENT_DEFAULT_SOURCES;
+  const sources: readonly unknown[] = Array.isArray(entry.sources)
+    ? entry.sources
+    : MANAGEMENT_DEFAULT_SOURCES;
   if (entry.databases !== undefined) {
     for (const key of ['include', 'exclude'] as const) {
       if (entry[key] !== undefined)
