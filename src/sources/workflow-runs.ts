@@ -9,7 +9,7 @@ import {
   type FinishedRunState,
   type WorkflowRun,
 } from '../upstash/workflow-runs.js';
-import type { CountedEvent } from './event-rule.js';
+import type { CountedEvent, EventSeries } from './event-rule.js';
 import { counterSamples, histogramSamples, scanMetrics } from './event-samples.js';
 import { EventPoll } from './event-scan.js';
 import { sincePoll } from './event-warnings.js';
@@ -38,6 +38,10 @@ const DURATION = histogram(
   'upstash_workflow_run_duration_seconds',
   `How long the runs counted in upstash_workflow_runs_finished_total ran, from creation to completion, by workflow and outcome (seconds). ${POLLED}`,
 );
+const CALLBACKS = counter(
+  'upstash_workflow_failure_callbacks_total',
+  `Failed workflow runs counted in upstash_workflow_runs_finished_total, by workflow and what became of their failure function (state: failureFunction.state as Upstash spells it, e.g. CALLBACK_FAIL; "none" when the run has none, "unknown" when its state is not given); label sets beyond limits.max_event_series counted under workflow and state "other". ${POLLED}`,
+);
 const IN_PROGRESS = gauge(
   'upstash_workflow_runs_in_progress',
   `Workflow runs in progress (RUN_STARTED) as the last poll listed them, at most limits.max_event_pages pages of 10, by workflow; the limits.max_event_series largest kept (count). ${POLLED}`,
@@ -48,18 +52,51 @@ const OLDEST = gauge(
   1000,
 );
 
+/** The `state` label of a failed run's failure function: as Upstash spells it, `none`, or `unknown`. */
+function failureLabel(state: string | undefined): string {
+  if (state === undefined) return 'none';
+  return state === '' ? 'unknown' : labelKey(state);
+}
+
 /**
- * A finished run as the event rule counts it: keyed on completion (a whole ms: a fraction would make
- * every later `fromDate` one, which upstream refuses), identified by ID and creation.
+ * A finished run of `state` as the event rule counts it: keyed on completion (a whole ms: a fraction
+ * would make every later `fromDate` one, which upstream refuses), identified by ID and creation. A
+ * failed run is counted under its workflow and its failure function's state, so that both counters
+ * count it once, on the same identities.
  */
-function countedRun(run: WorkflowRun & { readonly workflowRunCompletedAt: number }): CountedEvent {
+function countedRun(
+  run: WorkflowRun & { readonly workflowRunCompletedAt: number },
+  state: FinishedRunState,
+): CountedEvent {
+  const workflow = labelKey(run.workflow ?? '');
   return {
     time: Math.floor(run.workflowRunCompletedAt),
     // As label keys: a long ID or URL is held as its head and hash (qstash-logs.ts says why).
     identity: labelKey(`${run.workflowRunId}@${run.workflowRunCreatedAt}`),
-    labels: [labelKey(run.workflow ?? '')],
+    labels: state === 'RUN_FAILED' ? [workflow, failureLabel(run.failureFunctionState)] : [workflow],
     value: Math.max(0, run.workflowRunCompletedAt - run.workflowRunCreatedAt) / 1000,
   };
+}
+
+/** The series of a state by workflow alone: a failed run's are by workflow and failure state. */
+function byWorkflow(series: readonly EventSeries[]): EventSeries[] {
+  const merged = new Map<string, EventSeries>();
+  for (const s of series) {
+    const workflow = s.labels[0] ?? '';
+    const kept = merged.get(workflow);
+    merged.set(
+      workflow,
+      kept === undefined
+        ? { ...s, labels: [workflow] }
+        : {
+            labels: [workflow],
+            count: kept.count + s.count,
+            sum: kept.sum + s.sum,
+            buckets: kept.buckets.map((n, at) => n + (s.buckets[at] ?? 0)),
+          },
+    );
+  }
+  return [...merged.values()];
 }
 
 /**
@@ -71,7 +108,7 @@ function countedRun(run: WorkflowRun & { readonly workflowRunCompletedAt: number
 export const workflowRuns: SourceKind<'workflow_runs'> = {
   name: NAME,
   per: 'account',
-  metrics: [FINISHED, DURATION, IN_PROGRESS, OLDEST, SCAN.complete, SCAN.unread, SCAN.watermark],
+  metrics: [FINISHED, DURATION, CALLBACKS, IN_PROGRESS, OLDEST, SCAN.complete, SCAN.unread, SCAN.watermark],
   async poll(request) {
     const { account, limits, events } = request;
     // The poll plan gives every qstash entry its workflow_lookback, defaulted once where the config is
@@ -106,16 +143,18 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
               if (run.workflowRunCompletedAt === undefined) poll.rejected.add('workflowRunCompletedAt');
               return run.workflowRunCompletedAt !== undefined;
             })
-            .map(countedRun),
+            .map((run) => countedRun(run, state)),
       );
       if (state === 'RUN_FAILED' && result.counted > 0)
         failed.push(sincePoll(`${counted(result.counted, 'workflow run')} failed`, first));
       const outcome: [string, string][] = [['state', OUTCOME[state]]];
-      const { series } = result.state;
+      const series = byWorkflow(result.state.series);
       samples.push(...counterSamples(FINISHED, account.name, ['workflow'], series, outcome));
       samples.push(
         ...histogramSamples(DURATION, DURATION_BUCKETS, account.name, ['workflow'], series, outcome),
       );
+      if (state === 'RUN_FAILED')
+        samples.push(...counterSamples(CALLBACKS, account.name, ['workflow', 'state'], result.state.series));
     }
     // The runs in progress now: no fromDate, every page up to the cap, counted afresh each poll.
     const running = new Map<string, { count: number; oldest: number }>();

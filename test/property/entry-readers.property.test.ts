@@ -26,6 +26,7 @@ const anyValue = fc.oneof(
   fc.boolean(),
   fc.constant([SECRET]),
   fc.constant({ token: SECRET }),
+  fc.constantFrom({ state: 'CALLBACK_FAIL' }, { state: 5 }, { state: null }),
 );
 
 const SECRET_URL = `https://api.example.com/hook?token=${SECRET}`;
