@@ -45,9 +45,9 @@ const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string
  * (docs/metrics.md, Event counters), held as the message alone: the rule compares identities only
  * among the events of one instant (event-rule.ts), and a scan reads one state; the time and state
  * were the same in every identity compared, and turning 10,000 times into text cost as much as
- * reading the events (BENCHMARKS.md, "The event window, read by hand"). Names and IDs are kept as label keys (a long one as its head and
- * hash): a poll holds its label sets and the identities at W, not the 80,000-character names a page
- * may carry.
+ * reading the events (BENCHMARKS.md, "The event window, read by hand"). Names and IDs are kept as
+ * label keys (a long one as its head and hash): a poll holds its label sets and the identities at W,
+ * not the 80,000-character names a page may carry.
  */
 export function countedLogEvent(event: LogEvent, state: string): CountedEvent {
   const labels = [
