@@ -1,60 +1,35 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/config/types.js';
-import { DEMO_QSTASH_TOKEN, startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { SectionStore } from '../../src/metrics/section-store.js';
 import { renderUnit } from '../../src/metrics/unit-bytes.js';
-import { EventStore, type EventEntry } from '../../src/sources/event-store.js';
+import { EventStore } from '../../src/sources/event-store.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
 import { qstashDeliveries } from '../../src/sources/qstash-deliveries.js';
 import { qstashLogs } from '../../src/sources/qstash-logs.js';
-import type { SourceKind, SourceResult } from '../../src/sources/source.js';
-import { UpstashClient } from '../../src/upstash/client.js';
-import type { Limits } from '../../src/vocabulary.js';
+import type { SourceResult } from '../../src/sources/source.js';
 import { parseExposition, valueOf } from '../helpers/exposition-parser.js';
+import { simulatedSources, type SimulatedSources } from '../helpers/source-poll.js';
 
 // qstash_deliveries (docs/metrics.md, Delivery errors and workflow runs) polled over HTTP from the
 // simulator: the DELIVERED events of QStash's log counted once by destination, its scan series under
 // the QStash log's names, beside qstash_logs' in one exposition.
 
-let sim: Simulator | undefined;
-let client: UpstashClient | undefined;
+let open: SimulatedSources | undefined;
 afterEach(async () => {
-  await client?.close();
-  await sim?.stop();
-  sim = undefined;
-  client = undefined;
+  await open?.close();
+  open = undefined;
 });
 
 /** The exporter began polling ten minutes ago. */
 const START = Date.now() - 600_000;
 
-type Poll = (source: SourceKind, events: EventEntry, changed?: Partial<Limits>) => Promise<SourceResult>;
-
 let asked: { route: string; query: URLSearchParams }[] = [];
 
-async function setUp(): Promise<{ sim: Simulator; poll: Poll }> {
+async function setUp(): Promise<SimulatedSources> {
   asked = [];
-  const simulator = await startSimulator({
+  open = await simulatedSources({
     onRequest: (route, path) => asked.push({ route, query: new URL(`http://x${path}`).searchParams }),
   });
-  sim = simulator;
-  const http = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
-  client = http;
-  const poll: Poll = async (source, events, changed = {}) =>
-    source.poll({
-      client: http,
-      account: {
-        name: 'eu',
-        baseUrl: simulator.url,
-        credentials: { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } },
-      },
-      unit: '',
-      limits: { ...DEFAULTS.limits, ...changed },
-      signal: new AbortController().signal,
-      deadline: Date.now() + 60_000,
-      events,
-    });
-  return { sim: simulator, poll };
+  return open;
 }
 
 const event = (time: number, id: string, state: string, host: string, extra: object = {}) => ({
