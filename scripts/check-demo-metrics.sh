@@ -48,8 +48,6 @@ v04_delivered+=(
 # Every name of CONTRACT-v0.5.md (section 11), read from it, but those not served yet. Each issue that
 # lands one of these removes it from the list: it is what stands between the demo and the whole section.
 v05_not_yet_served=(
-  upstash_qstash_deliveries_total          # qstash_deliveries (11.2)
-  upstash_workflow_failure_callbacks_total # workflow_runs' failure callbacks (11.3)
 )
 v05_served=()
 for name in $(grep -o '`upstash_[a-z0-9_]*`' ../shared/CONTRACT-v0.5.md | tr -d '`' | sort -u); do

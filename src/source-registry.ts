@@ -14,6 +14,11 @@ export interface SourceRow {
    * defaulting to DEFAULTS.ownIntervals): for a source too costly to poll every interval.
    */
   readonly schedule?: string;
+  /**
+   * Not among an entry's sources unless listed: a source whose cost grows with the account's traffic,
+   * or whose endpoint Upstash may retire (docs/configuration.md, Sources polled only when listed).
+   */
+  readonly optIn?: true;
 }
 
 /** Every source, in the order their families are exposed. */
@@ -35,10 +40,11 @@ export const SOURCES = {
   dlq: { api: 'qstash', schedule: 'dlq' },
   workflow_dlq: { api: 'qstash', schedule: 'dlq' },
   qstash_logs: { api: 'qstash', schedule: 'events' },
+  qstash_deliveries: { api: 'qstash', schedule: 'events', optIn: true },
   workflow_runs: { api: 'qstash', schedule: 'events' },
   // The account's safety: the audit log, team roles and QStash's outgoing addresses change rarely,
   // and the audit log is one body that can hold a year of events (docs/metrics.md, "The account's safety").
   audit_logs: { api: 'management', schedule: 'audit' },
-  teams: { api: 'management', schedule: 'audit' },
+  teams: { api: 'management', schedule: 'audit', optIn: true },
   qstash_egress_ips: { api: 'management', schedule: 'audit' },
 } as const satisfies Record<string, SourceRow>;

@@ -90,6 +90,7 @@ describe('the table of sources', () => {
       'dlq',
       'flow_control',
       'global_parallelism',
+      'qstash_deliveries',
       'qstash_egress_ips',
       'qstash_logs',
       'qstash_stats',
@@ -115,7 +116,7 @@ describe('the table of sources', () => {
     expect(ownSchedules('qstash')).toEqual(['dlq', 'events']);
     expect(ownSchedules('management')).toEqual(['backups', 'audit']);
     expect(onOwnSchedule('qstash', 'dlq')).toEqual(['dlq', 'workflow_dlq']);
-    expect(onOwnSchedule('qstash', 'events')).toEqual(['qstash_logs', 'workflow_runs']);
+    expect(onOwnSchedule('qstash', 'events')).toEqual(['qstash_logs', 'qstash_deliveries', 'workflow_runs']);
     expect(onOwnSchedule('management', 'backups')).toEqual(['redis_backups']);
     expect(onOwnSchedule('management', 'audit')).toEqual(['audit_logs', 'teams', 'qstash_egress_ips']);
     expect(ownScheduleOf('teams')).toBe('audit');

@@ -24,10 +24,10 @@ import {
   yesNo,
 } from './values.js';
 import {
-  DEFAULT_MANAGEMENT_SOURCES,
   DEFAULTS,
   LOG_FORMATS,
   LOG_LEVELS,
+  MANAGEMENT_DEFAULT_SOURCES,
   MANAGEMENT_SOURCES,
   QSTASH_SOURCES,
 } from './types.js';
@@ -73,7 +73,7 @@ function entryRules(secretKey: SecretKey) {
 function managementSourceRules(entry: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const sources: readonly unknown[] = Array.isArray(entry.sources)
     ? entry.sources
-    : DEFAULT_MANAGEMENT_SOURCES;
+    : MANAGEMENT_DEFAULT_SOURCES;
   if (entry.databases !== undefined) {
     for (const key of ['include', 'exclude'] as const) {
       if (entry[key] !== undefined)

@@ -5,8 +5,8 @@ import { Secret, secretProblem } from './secret.js';
 import { LIMITS } from '../vocabulary.js';
 import {
   DEFAULTS,
-  DEFAULT_MANAGEMENT_SOURCES,
-  QSTASH_SOURCES,
+  MANAGEMENT_DEFAULT_SOURCES,
+  QSTASH_DEFAULT_SOURCES,
   type HttpSettings,
   type Limits,
   type ManagementAccount,
@@ -86,7 +86,7 @@ function qstashAccount(
     url: trimSlash(entry.url ?? DEFAULTS.qstashUrl),
     token,
     schedule: entry.schedule,
-    sources: entry.sources ?? QSTASH_SOURCES,
+    sources: entry.sources ?? QSTASH_DEFAULT_SOURCES,
     ownSchedules: entry.ownSchedules,
     workflowLookbackMs: entry.workflow_lookback ?? DEFAULTS.workflowLookback.defaultMs,
   };
@@ -109,7 +109,7 @@ function managementAccount(
     include: entry.include ?? [],
     exclude: entry.exclude ?? [],
     schedule: entry.schedule,
-    sources: entry.sources ?? DEFAULT_MANAGEMENT_SOURCES,
+    sources: entry.sources ?? MANAGEMENT_DEFAULT_SOURCES,
     ownSchedules: entry.ownSchedules,
   };
 }

@@ -1,4 +1,5 @@
 import type { FamilySelection } from '../metrics/family-filter.js';
+import { SOURCES, type SourceRow } from '../source-registry.js';
 import {
   LIMITS,
   SOURCE_NAMES,
@@ -20,8 +21,15 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['json', 'text'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** The QStash sources a `qstash` entry may list (all by default). */
+/** Of `names`, those an entry polls when it lists none: every one whose row is not `optIn`. */
+function byDefault<Name extends SourceName>(names: readonly Name[]): readonly Name[] {
+  return names.filter((name) => (SOURCES[name] as SourceRow).optIn !== true);
+}
+
+/** The QStash sources a `qstash` entry may list. */
 export const QSTASH_SOURCES = SOURCE_NAMES.qstash;
+/** The QStash sources of an entry that lists none: all but the opt-in ones (their row says `optIn`). */
+export const QSTASH_DEFAULT_SOURCES = byDefault(QSTASH_SOURCES);
 export type QstashSourceName = SourceName<'qstash'>;
 
 /** One QStash token: the QStash sources of one account (tokens are per region). */
@@ -46,19 +54,9 @@ export interface QstashAccount {
 
 /** The management API sources a `management` entry may list. */
 export const MANAGEMENT_SOURCES = SOURCE_NAMES.management;
+/** The management API sources of an entry that lists none: all but the opt-in ones. */
+export const MANAGEMENT_DEFAULT_SOURCES = byDefault(MANAGEMENT_SOURCES);
 export type ManagementSourceName = SourceName<'management'>;
-
-/**
- * Sources polled only where an entry's `sources` lists them (docs/configuration.md, Sources polled only
- * when listed): `teams` reads an endpoint Upstash's own tools call deprecated, which may start failing
- * for every account the day it is retired.
- */
-export const OPT_IN_SOURCES: readonly SourceName[] = ['teams'];
-
-/** What a `management` entry polls when it lists no `sources`: every source but the opt-in ones. */
-export const DEFAULT_MANAGEMENT_SOURCES: readonly ManagementSourceName[] = MANAGEMENT_SOURCES.filter(
-  (name) => !OPT_IN_SOURCES.includes(name),
-);
 
 /**
  * One management API key: its Redis databases (listed, or discovered), their stats and backups, its

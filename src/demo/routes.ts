@@ -45,6 +45,7 @@ const SIMULATED = {
   dlq: [dlqEndpoint],
   workflow_dlq: [workflowDlqEndpoint],
   qstash_logs: [qstashLogsEndpoint, qstashEventsEndpoint],
+  qstash_deliveries: [qstashLogsEndpoint, qstashEventsEndpoint],
   workflow_runs: [workflowLogsEndpoint, workflowEventsEndpoint],
   audit_logs: [auditLogsEndpoint],
   teams: [teamsEndpoint, teamMembersEndpoint],

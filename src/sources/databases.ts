@@ -8,20 +8,22 @@ import {
   type DatabaseFeatureField,
   type DatabaseLimitField,
 } from '../upstash/databases.js';
-import { counted, POLLED_MANAGEMENT, someIds, type DatabaseSelection, type SourceKind } from './source.js';
+import { counted, polled, someIds, type DatabaseSelection, type SourceKind } from './source.js';
+
+const POLLED = polled('databases');
 
 const METRICS = {
   databases: gauge(
     'upstash_redis_databases',
-    `Redis databases the account lists, before include/exclude (count). ${POLLED_MANAGEMENT}`,
+    `Redis databases the account lists, before include/exclude (count). ${POLLED}`,
   ),
   info: gauge(
     'upstash_redis_database_info',
-    `A polled Redis database: its name, plan type, region, primary region and state (always 1). ${POLLED_MANAGEMENT}`,
+    `A polled Redis database: its name, plan type, region, primary region and state (always 1). ${POLLED}`,
   ),
   created: gauge(
     'upstash_redis_database_created_timestamp_seconds',
-    `When the database was created (Unix time in seconds). ${POLLED_MANAGEMENT}`,
+    `When the database was created (Unix time in seconds). ${POLLED}`,
   ),
 };
 
@@ -45,49 +47,40 @@ const FEATURE_NAMES: Record<DatabaseFeatureField, string> = {
 const SETTINGS = {
   feature: gauge(
     'upstash_redis_feature_enabled',
-    `Whether a setting of the database is on (1) or off (0), by feature: tls, eviction, daily_backup, consistent, auto_upgrade, prod_pack, native_prometheus, ip_allowlist, vpc_peering, private_link, mtls, encryption_at_rest, acl; only those the listing gives. ${POLLED_MANAGEMENT}`,
+    `Whether a setting of the database is on (1) or off (0), by feature: tls, eviction, daily_backup, consistent, auto_upgrade, prod_pack, native_prometheus, ip_allowlist, vpc_peering, private_link, mtls, encryption_at_rest, acl; only those the listing gives. ${POLLED}`,
   ),
-  replicas: gauge('upstash_redis_replicas', `Replica factor of the database (count). ${POLLED_MANAGEMENT}`),
-  readRegions: gauge(
-    'upstash_redis_read_regions',
-    `Read regions of the database (count). ${POLLED_MANAGEMENT}`,
-  ),
+  replicas: gauge('upstash_redis_replicas', `Replica factor of the database (count). ${POLLED}`),
+  readRegions: gauge('upstash_redis_read_regions', `Read regions of the database (count). ${POLLED}`),
 };
 
 /** Limit gauges by listing field, in exposition order. */
 const LIMIT_METRICS: Record<DatabaseLimitField, DataMetric> = {
   db_max_clients: gauge(
     'upstash_redis_max_clients',
-    `Most concurrent client connections the database accepts (count). ${POLLED_MANAGEMENT}`,
+    `Most concurrent client connections the database accepts (count). ${POLLED}`,
   ),
   db_max_commands_per_second: gauge(
     'upstash_redis_max_commands_per_second',
-    `Most commands per second the database accepts (commands per second). ${POLLED_MANAGEMENT}`,
+    `Most commands per second the database accepts (commands per second). ${POLLED}`,
   ),
   db_request_limit: gauge(
     'upstash_redis_request_limit',
-    `Request limit of the database, as reported by Upstash (count; 8.02e18 means no limit). ${POLLED_MANAGEMENT}`,
+    `Request limit of the database, as reported by Upstash (count; 8.02e18 means no limit). ${POLLED}`,
   ),
   db_max_request_size: gauge(
     'upstash_redis_max_request_size_bytes',
-    `Largest request the database accepts (bytes). ${POLLED_MANAGEMENT}`,
+    `Largest request the database accepts (bytes). ${POLLED}`,
   ),
   db_max_entry_size: gauge(
     'upstash_redis_max_entry_size_bytes',
-    `Largest entry the database accepts (bytes). ${POLLED_MANAGEMENT}`,
+    `Largest entry the database accepts (bytes). ${POLLED}`,
   ),
-  db_disk_threshold: gauge(
-    'upstash_redis_disk_limit_bytes',
-    `Disk the database may use (bytes). ${POLLED_MANAGEMENT}`,
-  ),
+  db_disk_threshold: gauge('upstash_redis_disk_limit_bytes', `Disk the database may use (bytes). ${POLLED}`),
   db_memory_threshold: gauge(
     'upstash_redis_memory_limit_bytes',
-    `Memory the database may use (bytes). ${POLLED_MANAGEMENT}`,
+    `Memory the database may use (bytes). ${POLLED}`,
   ),
-  budget: gauge(
-    'upstash_redis_budget_dollars',
-    `Monthly budget of the database (US dollars). ${POLLED_MANAGEMENT}`,
-  ),
+  budget: gauge('upstash_redis_budget_dollars', `Monthly budget of the database (US dollars). ${POLLED}`),
 };
 
 // Where the composition root finds it beside `selects`, which tests what it compiles.

@@ -3,10 +3,7 @@ import { labelKey } from '../metrics/label-limit.js';
 import { keepLargest, sample, type Sample } from '../metrics/sample.js';
 import { fetchDlq, type DlqList, type DlqMessage } from '../upstash/dlq.js';
 import type { Limits } from '../vocabulary.js';
-import { counted, type SourceKind } from './source.js';
-
-/** The `# HELP` phrase of the DLQ series: read on their own, longer interval. */
-const POLLED_DLQ = 'Polled every dlq_interval from QStash, not at scrape time.';
+import { counted, polled, type SourceKind } from './source.js';
 
 /** Response status codes exported per account at most; above it the most frequent are kept. */
 export const MAX_RESPONSE_STATUSES = 100;
@@ -35,31 +32,32 @@ interface Grouping {
   readonly always?: readonly string[];
 }
 
-/** The families of one DLQ, named `upstash_qstash_<prefix>_…`. */
-function dlqMetrics(prefix: string, what: string) {
+/** The families of one DLQ, named `upstash_qstash_<prefix>_…` (its source's name). */
+function dlqMetrics(prefix: DlqList, what: string) {
+  const when = polled(prefix);
   return {
     scanned: gauge(
       `upstash_qstash_${prefix}_scanned_messages`,
-      `${what} read by the last poll, at most max_dlq_pages pages of 100 (count). ${POLLED_DLQ}`,
+      `${what} read by the last poll, at most max_dlq_pages pages of 100 (count). ${when}`,
     ),
     complete: gauge(
       `upstash_qstash_${prefix}_scan_complete`,
-      `Whether the last poll read the ${what.toLowerCase()} to the end (1), or stopped at max_dlq_pages (0). ${POLLED_DLQ}`,
+      `Whether the last poll read the ${what.toLowerCase()} to the end (1), or stopped at max_dlq_pages (0). ${when}`,
     ),
     oldest: gauge(
       `upstash_qstash_${prefix}_oldest_message_timestamp_seconds`,
-      `When the oldest of the ${what.toLowerCase()} read was created; absent when there is none (Unix time in seconds). ${POLLED_DLQ}`,
+      `When the oldest of the ${what.toLowerCase()} read was created; absent when there is none (Unix time in seconds). ${when}`,
       1000,
     ),
   };
 }
 
 /** The messages of one DLQ by the HTTP status of their last delivery attempt. */
-function byStatus(prefix: string, what: string): Grouping {
+function byStatus(prefix: DlqList, what: string): Grouping {
   return {
     metric: gauge(
       `upstash_qstash_${prefix}_messages_by_response_status`,
-      `${what} read, by the HTTP status of their last delivery attempt; the ${MAX_RESPONSE_STATUSES} most frequent codes kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${POLLED_DLQ}`,
+      `${what} read, by the HTTP status of their last delivery attempt; the ${MAX_RESPONSE_STATUSES} most frequent codes kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${polled(prefix)}`,
     ),
     label: 'code',
     key: (m) => (m.responseStatus === undefined ? undefined : String(m.responseStatus)),
@@ -68,18 +66,19 @@ function byStatus(prefix: string, what: string): Grouping {
 }
 
 const DLQ = dlqMetrics('dlq', 'Dead-letter messages');
+const POLLED = polled('dlq');
 const BY_QUEUE = gauge(
   'upstash_qstash_dlq_messages_by_queue',
-  `Dead-letter messages read, by queue; the max_queues largest kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${POLLED_DLQ}`,
+  `Dead-letter messages read, by queue; the max_queues largest kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${POLLED}`,
 );
 const BY_URL_GROUP = gauge(
   'upstash_qstash_dlq_messages_by_url_group',
-  `Dead-letter messages read, by URL group; the max_url_groups largest kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${POLLED_DLQ}`,
+  `Dead-letter messages read, by URL group; the max_url_groups largest kept, the others counted in upstash_exporter_label_values_truncated_total (count). ${POLLED}`,
 );
 const WORKFLOW_DLQ = dlqMetrics('workflow_dlq', 'Failed workflow runs');
 const BY_CALLBACK_STATE = gauge(
   'upstash_workflow_dlq_failure_callbacks',
-  `Failed workflow runs read in the Workflow DLQ, by what became of their failure callback (failureFunctionState as Upstash spells it: CALLBACK_INPROGRESS, CALLBACK_SUCCESS, CALLBACK_FAIL, CALLBACK_CANCELED; none when the run has none); the ${MAX_CALLBACK_STATES} most frequent kept (count). ${POLLED_DLQ}`,
+  `Failed workflow runs read in the Workflow DLQ, by what became of their failure callback (failureFunctionState as Upstash spells it: CALLBACK_INPROGRESS, CALLBACK_SUCCESS, CALLBACK_FAIL, CALLBACK_CANCELED; none when the run has none); the ${MAX_CALLBACK_STATES} most frequent kept (count). ${polled('workflow_dlq')}`,
 );
 
 /** The groupings of each DLQ: workflow runs have no queue or URL group. */

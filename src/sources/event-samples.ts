@@ -1,28 +1,40 @@
 import { counter, gauge, type DataMetric } from '../metrics/catalogue.js';
 import { sample, type LabelPairs, type Sample } from '../metrics/sample.js';
+import type { SourceName } from '../vocabulary.js';
 import { cumulativeBuckets, type EventSeries, type EventState } from './event-rule.js';
+import { polled } from './source.js';
 
-// What every event source (docs/metrics.md, Event counters) exports of each (source, state) it reads besides its own
-// counters: whether the last poll reached the end, the span left unread, and the watermark.
+// What every event source (docs/metrics.md, Event counters) exports of each (source, state) it reads
+// besides its own counters: whether the last poll reached the end, the span left unread, and the
+// watermark.
 
-/** The `# HELP` phrase of the event sources' series. */
-export const POLLED_EVENTS = 'Polled every events_interval from QStash, not at scrape time.';
-
-/** The three scan families of an event source named `upstash_<prefix>_…`. */
-export function scanMetrics(prefix: string, what: string, polled: string) {
+/**
+ * The three scan families of event source `source`, named `upstash_<prefix>_…`, of the span `what`
+ * it reads (`QStash log window`): page by page, or as one unpaged body (the audit log).
+ */
+export function scanMetrics(
+  source: SourceName,
+  prefix: string,
+  what: string,
+  read: 'pages' | 'body' = 'pages',
+) {
+  const help =
+    read === 'pages'
+      ? {
+          complete: `Whether the last poll of the state read the ${what} to the end (1), or stopped at limits.max_event_pages (0).`,
+          unread: `Seconds of the ${what} not read because of limits.max_event_pages: their events are not counted (seconds).`,
+          watermark: `The watermark W: events from this time on are read by the next poll, those before it were counted or said unread (Unix time in seconds).`,
+        }
+      : {
+          complete: `Whether the last poll read the ${what} to the end (1; it is one unpaged body, so always 1).`,
+          unread: `Seconds of the ${what} left unread because of a page cap (it is one unpaged body, so always 0).`,
+          watermark: 'The watermark: events from this time on are counted next (Unix time in seconds).',
+        };
+  const when = polled(source);
   return {
-    complete: gauge(
-      `upstash_${prefix}_scan_complete`,
-      `Whether the last poll of the state read the ${what} to the end (1), or stopped at limits.max_event_pages (0). ${polled}`,
-    ),
-    unread: counter(
-      `upstash_${prefix}_unread_seconds_total`,
-      `Seconds of the ${what} not read because of limits.max_event_pages: their events are not counted (seconds). ${polled}`,
-    ),
-    watermark: gauge(
-      `upstash_${prefix}_watermark_timestamp_seconds`,
-      `The watermark W: events from this time on are read by the next poll, those before it were counted or said unread (Unix time in seconds). ${polled}`,
-    ),
+    complete: gauge(`upstash_${prefix}_scan_complete`, `${help.complete} ${when}`),
+    unread: counter(`upstash_${prefix}_unread_seconds_total`, `${help.unread} ${when}`),
+    watermark: gauge(`upstash_${prefix}_watermark_timestamp_seconds`, `${help.watermark} ${when}`),
   };
 }
 export type ScanMetrics = ReturnType<typeof scanMetrics>;

@@ -1,44 +1,46 @@
 import { gauge } from '../metrics/catalogue.js';
 import { keepLargest, sample, type Sample } from '../metrics/sample.js';
 import { fetchFlowControl, type FlowControlKey } from '../upstash/flow-control.js';
-import { POLLED_QSTASH, type SourceKind } from './source.js';
+import { polled, type SourceKind } from './source.js';
+
+const POLLED = polled('flow_control');
 
 const METRICS = {
   waitListSize: gauge(
     'upstash_qstash_flow_control_wait_list_size',
-    `Messages waiting in the wait list of a flow-control key (count). ${POLLED_QSTASH}`,
+    `Messages waiting in the wait list of a flow-control key (count). ${POLLED}`,
   ),
   keys: gauge(
     'upstash_qstash_flow_control_keys',
-    `Flow-control keys upstream, including any omitted by max_flow_control_keys (count). ${POLLED_QSTASH}`,
+    `Flow-control keys upstream, including any omitted by max_flow_control_keys (count). ${POLLED}`,
   ),
   paused: gauge(
     'upstash_qstash_flow_control_paused',
-    `Whether delivery of a flow-control key's messages is paused (1 paused, 0 not). ${POLLED_QSTASH}`,
+    `Whether delivery of a flow-control key's messages is paused (1 paused, 0 not). ${POLLED}`,
   ),
   parallelismMax: gauge(
     'upstash_qstash_flow_control_parallelism_max',
-    `Messages a flow-control key may run at once, for keys with a parallelism limit (count). ${POLLED_QSTASH}`,
+    `Messages a flow-control key may run at once, for keys with a parallelism limit (count). ${POLLED}`,
   ),
   parallelismInUse: gauge(
     'upstash_qstash_flow_control_parallelism_in_use',
-    `Messages of a flow-control key running now, for keys with a parallelism limit (count). ${POLLED_QSTASH}`,
+    `Messages of a flow-control key running now, for keys with a parallelism limit (count). ${POLLED}`,
   ),
   rateMax: gauge(
     'upstash_qstash_flow_control_rate_max',
-    `Messages a flow-control key may dispatch per rate period, for keys with a rate limit (count). ${POLLED_QSTASH}`,
+    `Messages a flow-control key may dispatch per rate period, for keys with a rate limit (count). ${POLLED}`,
   ),
   rateDispatched: gauge(
     'upstash_qstash_flow_control_rate_dispatched',
-    `Messages a flow-control key dispatched in the current rate period, for keys with a rate limit (count). ${POLLED_QSTASH}`,
+    `Messages a flow-control key dispatched in the current rate period, for keys with a rate limit (count). ${POLLED}`,
   ),
   ratePeriod: gauge(
     'upstash_qstash_flow_control_rate_period_seconds',
-    `Length of a flow-control key's rate period, for keys with a rate limit (seconds). ${POLLED_QSTASH}`,
+    `Length of a flow-control key's rate period, for keys with a rate limit (seconds). ${POLLED}`,
   ),
   keysOmitted: gauge(
     'upstash_qstash_flow_control_keys_omitted',
-    `Flow-control keys not exported because of max_flow_control_keys; the largest wait lists are kept (count). ${POLLED_QSTASH}`,
+    `Flow-control keys not exported because of max_flow_control_keys; the largest wait lists are kept (count). ${POLLED}`,
   ),
 };
 

@@ -1,16 +1,18 @@
 import { gauge } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchGlobalParallelism, type GlobalParallelism } from '../upstash/global-parallelism.js';
-import { POLLED_QSTASH, type SourceKind } from './source.js';
+import { polled, type SourceKind } from './source.js';
+
+const POLLED = polled('global_parallelism');
 
 const METRICS = {
   max: gauge(
     'upstash_qstash_global_parallelism_max',
-    `Messages the account may run at once across all flow-control keys (count). ${POLLED_QSTASH}`,
+    `Messages the account may run at once across all flow-control keys (count). ${POLLED}`,
   ),
   inUse: gauge(
     'upstash_qstash_global_parallelism_in_use',
-    `Messages running at once across all flow-control keys (count). ${POLLED_QSTASH}`,
+    `Messages running at once across all flow-control keys (count). ${POLLED}`,
   ),
 };
 

@@ -7,7 +7,7 @@ import {
   type IndexProduct,
   type UpstashIndex,
 } from '../upstash/indexes.js';
-import { POLLED_MANAGEMENT, type SourceKind } from './source.js';
+import { polled, type SourceKind } from './source.js';
 
 /** How HELP names each product. */
 export const PRODUCT_TITLE: Record<IndexProduct, string> = { vector: 'Vector', search: 'Search' };
@@ -18,34 +18,32 @@ const UNLIMITED = '-1 means unlimited';
 function listingMetrics(product: IndexProduct) {
   const title = PRODUCT_TITLE[product];
   const name = (suffix: string): string => `upstash_${product}_${suffix}`;
+  const when = polled(`${product}_indexes`);
   const all: Record<IndexLimitField, DataMetric> = {
-    max_vector_count: gauge(
-      name('max_vectors'),
-      `Vectors the ${title} index may hold (count). ${POLLED_MANAGEMENT}`,
-    ),
+    max_vector_count: gauge(name('max_vectors'), `Vectors the ${title} index may hold (count). ${when}`),
     max_daily_queries: gauge(
       name('max_daily_queries'),
-      `Queries the ${title} index allows per day (count; ${UNLIMITED}). ${POLLED_MANAGEMENT}`,
+      `Queries the ${title} index allows per day (count; ${UNLIMITED}). ${when}`,
     ),
     max_daily_updates: gauge(
       name('max_daily_updates'),
-      `Updates the ${title} index allows per day (count; ${UNLIMITED}). ${POLLED_MANAGEMENT}`,
+      `Updates the ${title} index allows per day (count; ${UNLIMITED}). ${when}`,
     ),
     max_monthly_bandwidth: gauge(
       name('max_monthly_bandwidth_bytes'),
-      `Bandwidth the ${title} index allows per month (bytes; ${UNLIMITED}). ${POLLED_MANAGEMENT}`,
+      `Bandwidth the ${title} index allows per month (bytes; ${UNLIMITED}). ${when}`,
     ),
     max_query_per_second: gauge(
       name('max_queries_per_second'),
-      `Queries per second the ${title} index allows (queries per second). ${POLLED_MANAGEMENT}`,
+      `Queries per second the ${title} index allows (queries per second). ${when}`,
     ),
     max_writes_per_second: gauge(
       name('max_writes_per_second'),
-      `Writes per second the ${title} index allows (writes per second). ${POLLED_MANAGEMENT}`,
+      `Writes per second the ${title} index allows (writes per second). ${when}`,
     ),
     max_monthly_reranks: gauge(
       name('max_monthly_reranks'),
-      `Rerank operations the ${title} index allows per month (count; ${UNLIMITED}). ${POLLED_MANAGEMENT}`,
+      `Rerank operations the ${title} index allows per month (count; ${UNLIMITED}). ${when}`,
     ),
   };
   // Only the limits the product's listing documents have a family (a Vector index has no rerank quota).
@@ -53,15 +51,15 @@ function listingMetrics(product: IndexProduct) {
   return {
     indexes: gauge(
       name('indexes'),
-      `${title} indexes the account lists, also those over max_indexes (count). ${POLLED_MANAGEMENT}`,
+      `${title} indexes the account lists, also those over max_indexes (count). ${when}`,
     ),
     omitted: gauge(
       name('indexes_omitted'),
-      `${title} indexes not polled because of max_indexes, the first by name kept (count). ${POLLED_MANAGEMENT}`,
+      `${title} indexes not polled because of max_indexes, the first by name kept (count). ${when}`,
     ),
     info: gauge(
       name('index_info'),
-      `A polled ${title} index: its name, plan type and region${product === 'vector' ? ', similarity function, index type and dimension count' : ''} (always 1). ${POLLED_MANAGEMENT}`,
+      `A polled ${title} index: its name, plan type and region${product === 'vector' ? ', similarity function, index type and dimension count' : ''} (always 1). ${when}`,
     ),
     limits,
   };

@@ -9,7 +9,7 @@ import {
 } from '../upstash/index-stats.js';
 import type { IndexProduct } from '../upstash/indexes.js';
 import { PRODUCT_TITLE } from './index-listing.js';
-import { POLLED_MANAGEMENT, POLLED_STATS, type ListedLimits, type SourceKind } from './source.js';
+import { LATEST_POINT, polled, type ListedLimits, type SourceKind } from './source.js';
 
 // Upstash states no unit for the latencies: query and update latency are exported as reported, without
 // a unit suffix. Rerank and embedding latency are exported in seconds, read as milliseconds as the
@@ -28,14 +28,16 @@ const MILLISECOND_FIELDS: ReadonlySet<IndexStatsField> = new Set([
 function statsMetrics(product: IndexProduct): Record<IndexStatsField, DataMetric> {
   const title = PRODUCT_TITLE[product];
   const name = (suffix: string): string => `upstash_${product}_${suffix}`;
+  const when = polled(`${product}_stats`);
+  const latestPoint = polled(`${product}_stats`, LATEST_POINT);
   const number = (suffix: string, what: string): DataMetric =>
-    gauge(name(suffix), `${what} of the ${title} index. ${POLLED_MANAGEMENT}`);
+    gauge(name(suffix), `${what} of the ${title} index. ${when}`);
   const latest = (suffix: string, what: string): DataMetric =>
-    gauge(name(suffix), `${what} of the ${title} index, ${AS_REPORTED}. ${POLLED_STATS}`);
+    gauge(name(suffix), `${what} of the ${title} index, ${AS_REPORTED}. ${latestPoint}`);
   const seconds = (suffix: string, what: string): DataMetric =>
     gauge(
       name(`${suffix}_seconds`),
-      `${what} of the ${title} index (seconds; Upstash's milliseconds, a unit it does not state). ${POLLED_STATS}`,
+      `${what} of the ${title} index (seconds; Upstash's milliseconds, a unit it does not state). ${latestPoint}`,
     );
   return {
     current_vector_count: number('vectors', 'Vectors (count)'),

@@ -9,6 +9,7 @@ import { globalParallelism } from './global-parallelism.js';
 import { searchIndexes, vectorIndexes } from './index-listing.js';
 import { searchStats, vectorStats } from './index-stats.js';
 import { qstashEgressIps } from './qstash-egress-ips.js';
+import { qstashDeliveries } from './qstash-deliveries.js';
 import { qstashLogs } from './qstash-logs.js';
 import { qstashStats } from './qstash-stats.js';
 import { qstashUsers } from './qstash-users.js';
@@ -40,6 +41,7 @@ const KINDS = {
   dlq,
   workflow_dlq: workflowDlq,
   qstash_logs: qstashLogs,
+  qstash_deliveries: qstashDeliveries,
   workflow_runs: workflowRuns,
   audit_logs: auditLogs,
   teams,
@@ -56,5 +58,8 @@ export function sourceKind(name: SourceName): SourceKind {
   return KINDS[name];
 }
 
-/** Every data family of every source, in exposition order. */
-export const DATA_METRICS: readonly DataMetric[] = SOURCE_KINDS.flatMap((kind) => kind.metrics);
+/**
+ * Every data family of every source, in exposition order, each once: sources may share a family (the
+ * QStash log's scan series, of `qstash_logs` and `qstash_deliveries`), which has one HELP and TYPE.
+ */
+export const DATA_METRICS: readonly DataMetric[] = [...new Set(SOURCE_KINDS.flatMap((kind) => kind.metrics))];

@@ -1,8 +1,9 @@
 import { gauge } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchQstashEgressIps } from '../upstash/qstash-egress-ips.js';
-import { POLLED_AUDIT } from './audit-logs.js';
-import { counted, type SourceKind } from './source.js';
+import { counted, polled, type SourceKind } from './source.js';
+
+const POLLED = polled('qstash_egress_ips');
 
 /** Ranges exported one by one at most (docs/metrics.md, The account's safety); the count says them all. */
 export const MAX_EGRESS_RANGES = 100;
@@ -10,11 +11,11 @@ export const MAX_EGRESS_RANGES = 100;
 const METRICS = {
   ranges: gauge(
     'upstash_qstash_egress_ip_ranges',
-    `Address ranges QStash sends its requests from (count). ${POLLED_AUDIT}`,
+    `Address ranges QStash sends its requests from (count). ${POLLED}`,
   ),
   info: gauge(
     'upstash_qstash_egress_ip_range_info',
-    `An address range QStash sends its requests from, by cidr (always 1; at most ${MAX_EGRESS_RANGES}, the first in address order as text). A change breaks firewall allowlists. ${POLLED_AUDIT}`,
+    `An address range QStash sends its requests from, by cidr (always 1; at most ${MAX_EGRESS_RANGES}, the first in address order as text). A change breaks firewall allowlists. ${POLLED}`,
   ),
 };
 

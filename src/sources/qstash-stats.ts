@@ -11,45 +11,45 @@ import {
   type QstashStats,
   type QstashStatsField,
 } from '../upstash/qstash-stats.js';
-import { POLLED_MANAGEMENT, POLLED_STATS, type SourceKind } from './source.js';
+import { LATEST_POINT, polled, type SourceKind } from './source.js';
+
+const POLLED = polled('qstash_stats');
+const LATEST = polled('qstash_stats', LATEST_POINT);
 
 /** QStash stats metrics by Upstash field, in the order they are exposed. */
 const METRICS: Record<QstashStatsField, DataMetric> = {
   dlq_message_count: gauge(
     'upstash_qstash_dlq_messages',
-    `Messages in the dead-letter queue (count). ${POLLED_MANAGEMENT}`,
+    `Messages in the dead-letter queue (count). ${POLLED}`,
   ),
   total_monthly_billing: gauge(
     'upstash_qstash_monthly_billing_dollars',
-    `Cost this month so far (US dollars). ${POLLED_MANAGEMENT}`,
+    `Cost this month so far (US dollars). ${POLLED}`,
   ),
-  daily_requests: gauge(
-    'upstash_qstash_daily_requests',
-    `Requests on the latest day (count). ${POLLED_STATS}`,
-  ),
+  daily_requests: gauge('upstash_qstash_daily_requests', `Requests on the latest day (count). ${LATEST}`),
   daily_billings: gauge(
     'upstash_qstash_daily_billing_dollars',
-    `Cost of the latest day (US dollars). ${POLLED_STATS}`,
+    `Cost of the latest day (US dollars). ${LATEST}`,
   ),
   daily_bandwidths: gauge(
     'upstash_qstash_daily_bandwidth_bytes',
-    `Bandwidth used on the latest day (bytes). ${POLLED_STATS}`,
+    `Bandwidth used on the latest day (bytes). ${LATEST}`,
   ),
   daily_used: gauge(
     'upstash_qstash_requests_last_hour',
-    `Requests over the last hour, the sum of its one-minute points (count). ${POLLED_MANAGEMENT}`,
+    `Requests over the last hour, the sum of its one-minute points (count). ${POLLED}`,
   ),
   daily_used_workflow: gauge(
     'upstash_qstash_workflow_requests_last_hour',
-    `Workflow requests over the last hour, the sum of its one-minute points (count). ${POLLED_MANAGEMENT}`,
+    `Workflow requests over the last hour, the sum of its one-minute points (count). ${POLLED}`,
   ),
   workflow_run: gauge(
     'upstash_qstash_daily_workflow_runs',
-    `Workflow runs on the latest day (count). ${POLLED_STATS}`,
+    `Workflow runs on the latest day (count). ${LATEST}`,
   ),
   workflow_message: gauge(
     'upstash_qstash_daily_workflow_messages',
-    `Workflow messages on the latest day (count). ${POLLED_STATS}`,
+    `Workflow messages on the latest day (count). ${LATEST}`,
   ),
 };
 
@@ -57,11 +57,11 @@ const METRICS: Record<QstashStatsField, DataMetric> = {
 const STATE_METRICS: Record<QstashStateField, DataMetric> = {
   daily_qstash_messages: gauge(
     'upstash_qstash_messages_last_hour',
-    `Messages over the last hour by outcome (state as Upstash names it: delivered, failed, retry, error, canceled, …), the sum of its one-minute points (count). ${POLLED_MANAGEMENT}`,
+    `Messages over the last hour by outcome (state as Upstash names it: delivered, failed, retry, error, canceled, …), the sum of its one-minute points (count). ${POLLED}`,
   ),
   daily_workflow_messages: gauge(
     'upstash_qstash_workflow_messages_last_hour',
-    `Workflow messages over the last hour by outcome (state as Upstash names it), the sum of its one-minute points (count). ${POLLED_MANAGEMENT}`,
+    `Workflow messages over the last hour by outcome (state as Upstash names it), the sum of its one-minute points (count). ${POLLED}`,
   ),
 };
 

@@ -7,86 +7,82 @@ import {
   type QstashInstance,
   type QstashLimitField,
 } from '../upstash/qstash-users.js';
-import { POLLED_MANAGEMENT, type SourceKind } from './source.js';
+import { polled, type SourceKind } from './source.js';
+
+const POLLED = polled('qstash_users');
 
 const INFO = gauge(
   'upstash_qstash_instance_info',
-  `A QStash instance the management API lists, with its region, plan type and state (always 1). ${POLLED_MANAGEMENT}`,
+  `A QStash instance the management API lists, with its region, plan type and state (always 1). ${POLLED}`,
 );
 
 /** The plan limit metrics by Upstash field, in the order they are exposed. */
 const LIMIT_METRICS: Record<QstashLimitField, DataMetric> = {
   max_requests_per_day: gauge(
     'upstash_qstash_max_requests_per_day',
-    `Requests per day the plan allows, the soft limit (count). ${POLLED_MANAGEMENT}`,
+    `Requests per day the plan allows, the soft limit (count). ${POLLED}`,
   ),
   max_requests_per_second: gauge(
     'upstash_qstash_max_requests_per_second',
-    `Requests per second the plan allows (requests per second). ${POLLED_MANAGEMENT}`,
+    `Requests per second the plan allows (requests per second). ${POLLED}`,
   ),
   max_dlq_size: gauge(
     'upstash_qstash_max_dlq_messages',
-    `Messages the dead-letter queue may hold (count). ${POLLED_MANAGEMENT}`,
+    `Messages the dead-letter queue may hold (count). ${POLLED}`,
   ),
-  max_topics: gauge(
-    'upstash_qstash_max_url_groups',
-    `URL groups the plan allows (count). ${POLLED_MANAGEMENT}`,
-  ),
-  max_queues: gauge('upstash_qstash_max_queues', `Queues the plan allows (count). ${POLLED_MANAGEMENT}`),
-  max_schedules: gauge(
-    'upstash_qstash_max_schedules',
-    `Schedules the plan allows (count). ${POLLED_MANAGEMENT}`,
-  ),
+  max_topics: gauge('upstash_qstash_max_url_groups', `URL groups the plan allows (count). ${POLLED}`),
+  max_queues: gauge('upstash_qstash_max_queues', `Queues the plan allows (count). ${POLLED}`),
+  max_schedules: gauge('upstash_qstash_max_schedules', `Schedules the plan allows (count). ${POLLED}`),
   max_global_parallelism: gauge(
     'upstash_qstash_max_global_parallelism',
-    `Messages the plan allows to run at once across all endpoints (count). ${POLLED_MANAGEMENT}`,
+    `Messages the plan allows to run at once across all endpoints (count). ${POLLED}`,
   ),
   max_message_size: gauge(
     'upstash_qstash_max_message_size_bytes',
-    `Largest message the plan allows (bytes). ${POLLED_MANAGEMENT}`,
+    `Largest message the plan allows (bytes). ${POLLED}`,
   ),
   budget: gauge(
     'upstash_qstash_budget_dollars',
-    `Monthly spending budget, 0 for no limit (US dollars). ${POLLED_MANAGEMENT}`,
+    `Monthly spending budget, 0 for no limit (US dollars). ${POLLED}`,
   ),
   max_requests_per_day_hard: gauge(
     'upstash_qstash_max_requests_per_day_hard',
-    `Requests per day the plan allows, the hard limit beyond which requests are refused (count). ${POLLED_MANAGEMENT}`,
+    `Requests per day the plan allows, the hard limit beyond which requests are refused (count). ${POLLED}`,
   ),
   max_bandwidth_per_second: gauge(
     'upstash_qstash_max_bandwidth_bytes_per_second',
-    `Bandwidth the plan allows (bytes per second). ${POLLED_MANAGEMENT}`,
+    `Bandwidth the plan allows (bytes per second). ${POLLED}`,
   ),
   max_parallelism: gauge(
     'upstash_qstash_max_parallelism_per_endpoint',
-    `Messages the plan allows to run at once per endpoint (count). ${POLLED_MANAGEMENT}`,
+    `Messages the plan allows to run at once per endpoint (count). ${POLLED}`,
   ),
   max_endpoints_per_topic: gauge(
     'upstash_qstash_max_endpoints_per_url_group',
-    `Endpoints the plan allows in one URL group (count). ${POLLED_MANAGEMENT}`,
+    `Endpoints the plan allows in one URL group (count). ${POLLED}`,
   ),
   max_retries: gauge(
     'upstash_qstash_max_retries',
-    `Delivery retries the plan allows per message (count). ${POLLED_MANAGEMENT}`,
+    `Delivery retries the plan allows per message (count). ${POLLED}`,
   ),
   max_dlq_retention_time_milis: gauge(
     'upstash_qstash_dlq_retention_seconds',
-    `How long a message stays in the dead-letter queue (seconds). ${POLLED_MANAGEMENT}`,
+    `How long a message stays in the dead-letter queue (seconds). ${POLLED}`,
     1000,
   ),
   max_delay: gauge(
     'upstash_qstash_max_delay_seconds',
-    `Longest delay the plan allows for a message (seconds). ${POLLED_MANAGEMENT}`,
+    `Longest delay the plan allows for a message (seconds). ${POLLED}`,
   ),
   timeout: gauge(
     'upstash_qstash_max_request_timeout_seconds',
-    `Longest the plan lets a delivery request take (seconds). ${POLLED_MANAGEMENT}`,
+    `Longest the plan lets a delivery request take (seconds). ${POLLED}`,
   ),
 };
 
 const FEATURE = gauge(
   'upstash_qstash_feature_enabled',
-  `Whether a setting of the instance is on (1) or off (0): prod_pack, native_prometheus (Upstash's own Prometheus integration), active. ${POLLED_MANAGEMENT}`,
+  `Whether a setting of the instance is on (1) or off (0): prod_pack, native_prometheus (Upstash's own Prometheus integration), active. ${POLLED}`,
 );
 
 /** The `feature` label of each setting. */

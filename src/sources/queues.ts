@@ -1,26 +1,22 @@
 import { gauge } from '../metrics/catalogue.js';
 import { keepLargest, sample, type Sample } from '../metrics/sample.js';
 import { fetchQueues, type Queue } from '../upstash/queues.js';
-import { POLLED_QSTASH, type SourceKind } from './source.js';
+import { polled, type SourceKind } from './source.js';
+
+const POLLED = polled('queues');
 
 const METRICS = {
   queues: gauge(
     'upstash_qstash_queues',
-    `Queues upstream, including any omitted by max_queues (count). ${POLLED_QSTASH}`,
+    `Queues upstream, including any omitted by max_queues (count). ${POLLED}`,
   ),
   queuesOmitted: gauge(
     'upstash_qstash_queues_omitted',
-    `Queues not exported because of max_queues; the queues with the largest lag are kept (count). ${POLLED_QSTASH}`,
+    `Queues not exported because of max_queues; the queues with the largest lag are kept (count). ${POLLED}`,
   ),
-  lag: gauge('upstash_qstash_queue_lag', `Unprocessed messages in a queue (count). ${POLLED_QSTASH}`),
-  parallelism: gauge(
-    'upstash_qstash_queue_parallelism',
-    `Parallel consumers of a queue (count). ${POLLED_QSTASH}`,
-  ),
-  paused: gauge(
-    'upstash_qstash_queue_paused',
-    `Whether a queue is paused (1 paused, 0 not). ${POLLED_QSTASH}`,
-  ),
+  lag: gauge('upstash_qstash_queue_lag', `Unprocessed messages in a queue (count). ${POLLED}`),
+  parallelism: gauge('upstash_qstash_queue_parallelism', `Parallel consumers of a queue (count). ${POLLED}`),
+  paused: gauge('upstash_qstash_queue_paused', `Whether a queue is paused (1 paused, 0 not). ${POLLED}`),
 };
 
 /** The queue samples of one account; above `limit`, the queues with the largest lag are kept. */

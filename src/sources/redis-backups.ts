@@ -2,22 +2,22 @@ import { gauge } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { BACKUP_STATES, fetchBackups, type BackupSummary } from '../upstash/redis-backups.js';
 import type { SourceKind } from './source.js';
+import { polled } from './source.js';
 
-/** The `# HELP` phrase of backup series: they follow `backups_interval` (their row's `schedule`). */
-const POLLED_BACKUPS = 'Polled every backups_interval from the Upstash management API, not at scrape time.';
+const POLLED = polled('redis_backups');
 
 const METRICS = {
   backups: gauge(
     'upstash_redis_backups',
-    `Backups of the database, by state: pending, completed, failed (count). ${POLLED_BACKUPS}`,
+    `Backups of the database, by state: pending, completed, failed (count). ${POLLED}`,
   ),
   lastCompleted: gauge(
     'upstash_redis_backup_last_completed_timestamp_seconds',
-    `When the newest completed backup of the database was made (Unix time in seconds); absent when none. ${POLLED_BACKUPS}`,
+    `When the newest completed backup of the database was made (Unix time in seconds); absent when none. ${POLLED}`,
   ),
   lastFailed: gauge(
     'upstash_redis_backup_last_failed_timestamp_seconds',
-    `When the newest failed backup of the database was made (Unix time in seconds); absent when none. ${POLLED_BACKUPS}`,
+    `When the newest failed backup of the database was made (Unix time in seconds); absent when none. ${POLLED}`,
   ),
 };
 

@@ -1,40 +1,39 @@
 import { gauge } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchSchedules, type Schedule } from '../upstash/schedules.js';
-import { counted, POLLED_QSTASH, someIds, type SourceKind } from './source.js';
+import { counted, polled, someIds, type SourceKind } from './source.js';
+
+const POLLED = polled('schedules');
 
 const MS = 1000;
 
 const METRICS = {
   schedules: gauge(
     'upstash_qstash_schedules',
-    `Schedules upstream by paused state, including any omitted by max_schedules (count). ${POLLED_QSTASH}`,
+    `Schedules upstream by paused state, including any omitted by max_schedules (count). ${POLLED}`,
   ),
   schedulesOmitted: gauge(
     'upstash_qstash_schedules_omitted',
-    `Schedules not exported because of max_schedules; failing schedules are kept first, then the soonest next runs (count). ${POLLED_QSTASH}`,
+    `Schedules not exported because of max_schedules; failing schedules are kept first, then the soonest next runs (count). ${POLLED}`,
   ),
-  info: gauge(
-    'upstash_qstash_schedule_info',
-    `A schedule and its cron expression (always 1). ${POLLED_QSTASH}`,
-  ),
+  info: gauge('upstash_qstash_schedule_info', `A schedule and its cron expression (always 1). ${POLLED}`),
   paused: gauge(
     'upstash_qstash_schedule_paused',
-    `Whether a schedule is paused (1 paused, 0 not). ${POLLED_QSTASH}`,
+    `Whether a schedule is paused (1 paused, 0 not). ${POLLED}`,
   ),
   nextRun: gauge(
     'upstash_qstash_schedule_next_run_timestamp_seconds',
-    `When a schedule runs next (Unix time in seconds). ${POLLED_QSTASH}`,
+    `When a schedule runs next (Unix time in seconds). ${POLLED}`,
     MS,
   ),
   lastRun: gauge(
     'upstash_qstash_schedule_last_run_timestamp_seconds',
-    `When a schedule last ran, for schedules that have run (Unix time in seconds). ${POLLED_QSTASH}`,
+    `When a schedule last ran, for schedules that have run (Unix time in seconds). ${POLLED}`,
     MS,
   ),
   lastRunFailed: gauge(
     'upstash_qstash_schedule_last_run_failed',
-    `Whether a message of a schedule's last run failed (1 failed, 0 not). ${POLLED_QSTASH}`,
+    `Whether a message of a schedule's last run failed (1 failed, 0 not). ${POLLED}`,
   ),
 };
 

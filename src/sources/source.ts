@@ -1,5 +1,6 @@
 import type { DataMetric } from '../metrics/catalogue.js';
-import type { Credentials, UpstashClient } from '../upstash/client.js';
+import { SOURCES, type SourceRow } from '../source-registry.js';
+import type { Api, Credentials, UpstashClient } from '../upstash/client.js';
 import type { EventEntry } from './event-store.js';
 import type { Limits, PerIdUnit, PollResult, SourceName, UnitKind } from '../vocabulary.js';
 
@@ -88,13 +89,21 @@ export interface SourceKind<Name extends SourceName = SourceName> {
   poll(request: PollRequest): Promise<SourceResult>;
 }
 
-/** The `# HELP` phrase of QStash data series: when they were read. */
-export const POLLED_QSTASH = 'Polled every interval from QStash, not at scrape time.';
-/** The `# HELP` phrase of plain numbers from the management API. */
-export const POLLED_MANAGEMENT = 'Polled every interval from the Upstash management API, not at scrape time.';
-/** The `# HELP` phrase of the latest point of a management API series. */
-export const POLLED_STATS =
-  'Latest point, polled every interval from the Upstash management API, not at scrape time.';
+/** How a `# HELP` sentence names each API. */
+const API_WORDS: Record<Api, string> = { qstash: 'QStash', management: 'the Upstash management API' };
+
+/** The lead of the `# HELP` sentence of the latest point of a management API series. */
+export const LATEST_POINT = 'Latest point, polled';
+
+/**
+ * The `# HELP` sentence that says when a source's series were read, from its row in the table of
+ * sources (its API and schedule): `Polled every dlq_interval from QStash, not at scrape time.`
+ */
+export function polled(name: SourceName, lead = 'Polled'): string {
+  const row: SourceRow = SOURCES[name];
+  const every = row.schedule === undefined ? 'interval' : `${row.schedule}_interval`;
+  return `${lead} every ${every} from ${API_WORDS[row.api]}, not at scrape time.`;
+}
 
 /** A count and its noun, for a poll's warnings: `1 event`, `3 events`. */
 export function counted(count: number, one: string, many = `${one}s`): string {

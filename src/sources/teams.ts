@@ -1,8 +1,9 @@
 import { gauge } from '../metrics/catalogue.js';
 import { sample, type Sample } from '../metrics/sample.js';
 import { fetchTeamRoles, fetchTeams, type Team } from '../upstash/teams.js';
-import { POLLED_AUDIT } from './audit-logs.js';
-import { counted, type SourceKind } from './source.js';
+import { counted, polled, type SourceKind } from './source.js';
+
+const POLLED = polled('teams');
 
 /**
  * The roles Upstash documents (`member_role`), always exported, 0 when no member has it: a team whose
@@ -13,7 +14,7 @@ export const TEAM_ROLES = ['owner', 'admin', 'dev', 'finance'] as const;
 
 const MEMBERS = gauge(
   'upstash_team_members',
-  `Members of a team, by role (member_role: owner, admin, dev, finance, as Upstash spells them; count). At most limits.max_teams teams, the first by name. ${POLLED_AUDIT}`,
+  `Members of a team, by role (member_role: owner, admin, dev, finance, as Upstash spells them; count). At most limits.max_teams teams, the first by name. ${POLLED}`,
 );
 
 /** The first `max` teams by name (then ID), so the cut is stable from poll to poll. */

@@ -1,29 +1,28 @@
 import { gauge } from '../metrics/catalogue.js';
 import { keepLargest, sample, type Sample } from '../metrics/sample.js';
 import { fetchUrlGroups, type UrlGroup } from '../upstash/url-groups.js';
-import { POLLED_QSTASH, type SourceKind } from './source.js';
+import { polled, type SourceKind } from './source.js';
+
+const POLLED = polled('url_groups');
 
 const METRICS = {
   groups: gauge(
     'upstash_qstash_url_groups',
-    `URL groups upstream, including any omitted by max_url_groups (count). ${POLLED_QSTASH}`,
+    `URL groups upstream, including any omitted by max_url_groups (count). ${POLLED}`,
   ),
   groupsOmitted: gauge(
     'upstash_qstash_url_groups_omitted',
-    `URL groups not exported because of max_url_groups; the groups with most endpoints are kept (count). ${POLLED_QSTASH}`,
+    `URL groups not exported because of max_url_groups; the groups with most endpoints are kept (count). ${POLLED}`,
   ),
-  endpoints: gauge(
-    'upstash_qstash_url_group_endpoints',
-    `Endpoints in a URL group (count). ${POLLED_QSTASH}`,
-  ),
+  endpoints: gauge('upstash_qstash_url_group_endpoints', `Endpoints in a URL group (count). ${POLLED}`),
   created: gauge(
     'upstash_qstash_url_group_created_timestamp_seconds',
-    `When the URL group was created (Unix time in seconds). ${POLLED_QSTASH}`,
+    `When the URL group was created (Unix time in seconds). ${POLLED}`,
     1000,
   ),
   updated: gauge(
     'upstash_qstash_url_group_updated_timestamp_seconds',
-    `When the URL group was last updated (Unix time in seconds). ${POLLED_QSTASH}`,
+    `When the URL group was last updated (Unix time in seconds). ${POLLED}`,
     1000,
   ),
 };

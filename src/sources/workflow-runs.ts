@@ -1,9 +1,6 @@
 import { counter, gauge, histogram } from '../metrics/catalogue.js';
 import { labelKey } from '../metrics/label-limit.js';
 import { keepLargest, sample, type Sample } from '../metrics/sample.js';
-import type { UpstashClient } from '../upstash/client.js';
-import { scanEvents } from '../upstash/event-paths.js';
-import type { PagerTarget } from '../upstash/pager.js';
 import {
   FINISHED_RUN_STATES,
   RUN_PAGE_SIZE,
@@ -12,17 +9,11 @@ import {
   type FinishedRunState,
   type WorkflowRun,
 } from '../upstash/workflow-runs.js';
-import { EventScan, startState, type CountedEvent } from './event-rule.js';
-import type { EventEntry } from './event-store.js';
-import { ScanWarnings, sincePoll } from './event-warnings.js';
-import {
-  counterSamples,
-  histogramSamples,
-  POLLED_EVENTS,
-  scanMetrics,
-  scanSamples,
-} from './event-samples.js';
-import { counted, type SourceKind } from './source.js';
+import type { CountedEvent, EventSeries } from './event-rule.js';
+import { counterSamples, histogramSamples, scanMetrics } from './event-samples.js';
+import { EventPoll } from './event-scan.js';
+import { sincePoll } from './event-warnings.js';
+import { counted, polled, type SourceKind } from './source.js';
 
 const NAME = 'workflow_runs';
 
@@ -37,58 +28,75 @@ const OUTCOME: Record<FinishedRunState, string> = {
 };
 
 const CAP = 'label sets beyond limits.max_event_series counted under workflow="other"';
-const SCAN = scanMetrics('workflow_runs', 'window of finished workflow runs', POLLED_EVENTS);
+const POLLED = polled(NAME);
+const SCAN = scanMetrics(NAME, 'workflow_runs', 'window of finished workflow runs');
 const FINISHED = counter(
   'upstash_workflow_runs_finished_total',
-  `Workflow runs finished since the exporter started, by workflow (its URL's origin and path) and outcome (success, failed, canceled); ${CAP}. ${POLLED_EVENTS}`,
+  `Workflow runs finished since the exporter started, by workflow (its URL's origin and path) and outcome (success, failed, canceled); ${CAP}. ${POLLED}`,
 );
 const DURATION = histogram(
   'upstash_workflow_run_duration_seconds',
-  `How long the runs counted in upstash_workflow_runs_finished_total ran, from creation to completion, by workflow and outcome (seconds). ${POLLED_EVENTS}`,
+  `How long the runs counted in upstash_workflow_runs_finished_total ran, from creation to completion, by workflow and outcome (seconds). ${POLLED}`,
+);
+const CALLBACKS = counter(
+  'upstash_workflow_failure_callbacks_total',
+  `Failed workflow runs counted in upstash_workflow_runs_finished_total, by workflow and what became of their failure function (state: failureFunction.state as Upstash spells it, e.g. CALLBACK_FAIL; "none" when the run has none, "unknown" when its state is not given); label sets beyond limits.max_event_series counted under workflow and state "other". ${POLLED}`,
 );
 const IN_PROGRESS = gauge(
   'upstash_workflow_runs_in_progress',
-  `Workflow runs in progress (RUN_STARTED) as the last poll listed them, at most limits.max_event_pages pages of 10, by workflow; the limits.max_event_series largest kept (count). ${POLLED_EVENTS}`,
+  `Workflow runs in progress (RUN_STARTED) as the last poll listed them, at most limits.max_event_pages pages of 10, by workflow; the limits.max_event_series largest kept (count). ${POLLED}`,
 );
 const OLDEST = gauge(
   'upstash_workflow_oldest_run_start_timestamp_seconds',
-  `When the oldest run in progress of the workflow was created; absent when none (Unix time in seconds). ${POLLED_EVENTS}`,
+  `When the oldest run in progress of the workflow was created; absent when none (Unix time in seconds). ${POLLED}`,
   1000,
 );
 
+/** The `state` label of a failed run's failure function: as Upstash spells it, `none`, or `unknown`. */
+function failureLabel(state: string | undefined): string {
+  if (state === undefined) return 'none';
+  return state === '' ? 'unknown' : labelKey(state);
+}
+
 /**
- * A finished run as the event rule counts it: keyed on completion (a whole ms: a fraction would make
- * every later `fromDate` one, which upstream refuses), identified by ID and creation.
+ * A finished run of `state` as the event rule counts it: keyed on completion (a whole ms: a fraction
+ * would make every later `fromDate` one, which upstream refuses), identified by ID and creation. A
+ * failed run is counted under its workflow and its failure function's state, so that both counters
+ * count it once, on the same identities.
  */
-function countedRun(run: WorkflowRun & { readonly workflowRunCompletedAt: number }): CountedEvent {
+function countedRun(
+  run: WorkflowRun & { readonly workflowRunCompletedAt: number },
+  state: FinishedRunState,
+): CountedEvent {
+  const workflow = labelKey(run.workflow ?? '');
   return {
     time: Math.floor(run.workflowRunCompletedAt),
     // As label keys: a long ID or URL is held as its head and hash (qstash-logs.ts says why).
     identity: labelKey(`${run.workflowRunId}@${run.workflowRunCreatedAt}`),
-    labels: [labelKey(run.workflow ?? '')],
+    labels: state === 'RUN_FAILED' ? [workflow, failureLabel(run.failureFunctionState)] : [workflow],
     value: Math.max(0, run.workflowRunCompletedAt - run.workflowRunCreatedAt) / 1000,
   };
 }
 
-interface Read {
-  readonly client: UpstashClient;
-  readonly target: Omit<PagerTarget, 'query'>;
-  readonly events: EventEntry;
-  readonly rejected: Set<string>;
-}
-
-/** Reads one state's runs on the entry's path (moving to the SDK's after a 404). */
-async function readRuns(read: Read, query: PagerTarget['query'], onRuns: (runs: WorkflowRun[]) => boolean) {
-  const paging = await scanEvents(
-    read.client,
-    WORKFLOW_RUNS,
-    read.events.sdkPaths.has(NAME),
-    { ...read.target, query },
-    (page) => (onRuns(page.entries) ? 'more' : 'stop'),
-  );
-  if (paging.sdk) read.events.useSdkPath(NAME, WORKFLOW_RUNS.sdk.path);
-  for (const field of paging.rejected) read.rejected.add(field);
-  return paging;
+/** The series of a state by workflow alone: a failed run's are by workflow and failure state. */
+function byWorkflow(series: readonly EventSeries[]): EventSeries[] {
+  const merged = new Map<string, EventSeries>();
+  for (const s of series) {
+    const workflow = s.labels[0] ?? '';
+    const kept = merged.get(workflow);
+    merged.set(
+      workflow,
+      kept === undefined
+        ? { ...s, labels: [workflow] }
+        : {
+            labels: [workflow],
+            count: kept.count + s.count,
+            sum: kept.sum + s.sum,
+            buckets: kept.buckets.map((n, at) => n + (s.buckets[at] ?? 0)),
+          },
+    );
+  }
+  return [...merged.values()];
 }
 
 /**
@@ -100,74 +108,57 @@ async function readRuns(read: Read, query: PagerTarget['query'], onRuns: (runs: 
 export const workflowRuns: SourceKind<'workflow_runs'> = {
   name: NAME,
   per: 'account',
-  metrics: [FINISHED, DURATION, IN_PROGRESS, OLDEST, SCAN.complete, SCAN.unread, SCAN.watermark],
-  async poll({ client, account, limits, signal, deadline, events }) {
+  metrics: [FINISHED, DURATION, CALLBACKS, IN_PROGRESS, OLDEST, SCAN.complete, SCAN.unread, SCAN.watermark],
+  async poll(request) {
+    const { account, limits, events } = request;
     // The poll plan gives every qstash entry its workflow_lookback, defaulted once where the config is
     // resolved: one missing here is a bug of ours (an `internal` failure), not a value to guess again.
     const lookback = account.workflowLookbackMs;
     if (lookback === undefined) throw new Error(`${NAME} polled without the entry's workflow_lookback`);
-    const read: Read = {
-      client,
-      target: { ...account, maxPages: limits.maxEventPages, signal, deadline },
-      events,
-      rejected: new Set(),
-    };
-    let truncated = 0;
+    const poll = new EventPoll(request, NAME, SCAN);
     const samples: Sample[] = [];
-    const scans: Sample[] = [];
-    const said = new ScanWarnings();
     const failed: string[] = [];
     for (const state of FINISHED_RUN_STATES) {
-      const key = `${NAME}/${state}`;
-      const first = !events.states.has(key);
       // One metric, three states: the label sets the other two hold count against this one's cap.
       const others = FINISHED_RUN_STATES.filter((s) => s !== state)
         .map(
           (s) => events.states.get(`${NAME}/${s}`)?.series.filter((x) => x.labels[0] !== 'other').length ?? 0,
         )
         .reduce((a, b) => a + b, 0);
-      const scan = new EventScan(events.states.get(key) ?? startState(events.since), {
-        perSecond: 1000,
-        maxSeries: Math.max(0, limits.maxEventSeries - others),
-        ordered: false,
-        buckets: DURATION_BUCKETS,
-        settle: limits.eventSettle,
-        now: Date.now(),
-        maxKept: limits.maxEventPages * RUN_PAGE_SIZE,
-      });
-      const paging = await readRuns(read, { state, fromDate: Math.max(0, scan.from - lookback) }, (runs) => {
-        const finished = runs.filter((run): run is WorkflowRun & { workflowRunCompletedAt: number } => {
-          if (run.workflowState !== undefined && run.workflowState !== state) return false;
-          // A finished run without its completion time cannot be keyed: said, not counted.
-          if (run.workflowRunCompletedAt === undefined) read.rejected.add('workflowRunCompletedAt');
-          return run.workflowRunCompletedAt !== undefined;
-        });
-        return scan.read(finished.map(countedRun));
-      });
-      const result = scan.finish(paging.end === 'last_page');
-      if (result.future > 0) read.rejected.add('time');
-      events.states.set(key, result.state);
-      truncated += result.truncated;
-      said.add(state, result);
+      const { result, first } = await poll.scan(
+        state,
+        {
+          perSecond: 1000,
+          ordered: false,
+          pageSize: RUN_PAGE_SIZE,
+          buckets: DURATION_BUCKETS,
+          maxSeries: Math.max(0, limits.maxEventSeries - others),
+        },
+        poll.pages(WORKFLOW_RUNS, (from) => ({ state, fromDate: Math.max(0, from - lookback) })),
+        (runs) =>
+          runs
+            .filter((run): run is WorkflowRun & { workflowRunCompletedAt: number } => {
+              if (run.workflowState !== undefined && run.workflowState !== state) return false;
+              // A finished run without its completion time cannot be keyed: said, not counted.
+              if (run.workflowRunCompletedAt === undefined) poll.rejected.add('workflowRunCompletedAt');
+              return run.workflowRunCompletedAt !== undefined;
+            })
+            .map((run) => countedRun(run, state)),
+      );
       if (state === 'RUN_FAILED' && result.counted > 0)
         failed.push(sincePoll(`${counted(result.counted, 'workflow run')} failed`, first));
       const outcome: [string, string][] = [['state', OUTCOME[state]]];
-      samples.push(...counterSamples(FINISHED, account.name, ['workflow'], result.state.series, outcome));
+      const series = byWorkflow(result.state.series);
+      samples.push(...counterSamples(FINISHED, account.name, ['workflow'], series, outcome));
       samples.push(
-        ...histogramSamples(
-          DURATION,
-          DURATION_BUCKETS,
-          account.name,
-          ['workflow'],
-          result.state.series,
-          outcome,
-        ),
+        ...histogramSamples(DURATION, DURATION_BUCKETS, account.name, ['workflow'], series, outcome),
       );
-      scans.push(...scanSamples(SCAN, account.name, state, result.state, 1000));
+      if (state === 'RUN_FAILED')
+        samples.push(...counterSamples(CALLBACKS, account.name, ['workflow', 'state'], result.state.series));
     }
     // The runs in progress now: no fromDate, every page up to the cap, counted afresh each poll.
     const running = new Map<string, { count: number; oldest: number }>();
-    const listed = await readRuns(read, { state: RUN_STARTED }, (runs) => {
+    const listedAll = await poll.pages(WORKFLOW_RUNS, () => ({ state: RUN_STARTED }))(0, (runs) => {
       for (const run of runs) {
         if (run.workflowState !== undefined && run.workflowState !== RUN_STARTED) continue;
         const workflow = labelKey(run.workflow ?? '');
@@ -187,7 +178,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
       ([w]) => w,
     );
     const left = running.size - kept.length;
-    truncated += left;
+    poll.truncated += left;
     for (const [workflow, { count, oldest }] of kept) {
       const labels: [string, string][] = [
         ['account', account.name],
@@ -195,25 +186,21 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
       ];
       samples.push(sample(IN_PROGRESS, labels, count), sample(OLDEST, labels, oldest));
     }
-    return {
-      samples: [...samples, ...scans],
-      rejectedFields: [...read.rejected],
-      ...(truncated > 0 && { labelValuesDropped: truncated }),
-      warnings: [
-        ...failed,
-        ...said.warnings(limits, 'window'),
-        ...(listed.end === 'page_cap'
-          ? [
+    return poll.result(samples, {
+      what: 'window',
+      trouble: failed,
+      more: [
+        ...(listedAll
+          ? []
+          : [
               `runs in progress: listing stopped at max_event_pages (${counted(limits.maxEventPages, 'page')}): the counts are lower bounds`,
-            ]
-          : []),
+            ]),
         ...(left > 0
           ? [
               `${counted(left, 'workflow')} with runs in progress not exported: max_event_series (${counted(limits.maxEventSeries, 'label set')}) reached`,
             ]
           : []),
       ],
-      logs: said.logs(),
-    };
+    });
   },
 };

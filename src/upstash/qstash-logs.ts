@@ -35,6 +35,9 @@ export const LOG_PAGE_SIZE = 100;
 export const LOG_STATES = ['ERROR', 'FAILED'] as const;
 export type LogState = (typeof LOG_STATES)[number];
 
+/** The state of a message delivered, as sent upstream (`qstash_deliveries`). */
+export const DELIVERED = 'DELIVERED';
+
 const name = optional(z.string().transform((text) => (text === '' ? undefined : text)));
 
 // An event carries the message's headers and body, the response's body and headers, the error text,
@@ -53,7 +56,14 @@ const logEvent = z.object({
   responseStatus: optional(number.int()),
 });
 
-function toLogEvent({ url, ...event }: Tolerated<z.output<typeof logEvent>>): LogEvent {
+// A delivery is a log event read without its response status (it succeeded): a wrong one is then not
+// said rejected of a field that is not exported (docs/metrics.md, Delivery errors and workflow runs).
+const deliveryEvent = logEvent.omit({ responseStatus: true });
+
+function toLogEvent({
+  url,
+  ...event
+}: Tolerated<z.output<typeof deliveryEvent>> & Pick<LogEvent, 'responseStatus'>): LogEvent {
   return { ...event, destination: url };
 }
 
@@ -63,20 +73,32 @@ function toLogEvent({ url, ...event }: Tolerated<z.output<typeof logEvent>>): Lo
  * schema to say why.
  */
 export function readLogEvent(raw: unknown, rejected: Set<string>): LogEvent | undefined {
+  return readEvent(raw, rejected, true);
+}
+
+/** {@link deliveryEvent} and {@link toLogEvent} by hand, as {@link readLogEvent}. */
+export function readDeliveryEvent(raw: unknown, rejected: Set<string>): LogEvent | undefined {
+  return readEvent(raw, rejected, false);
+}
+
+function readEvent(raw: unknown, rejected: Set<string>, withStatus: boolean): LogEvent | undefined {
   const entry = entryObject(raw);
   if (entry === undefined) return undefined;
   const { time, messageId } = entry;
   if (!isNumber(time) || typeof messageId !== 'string') return undefined;
   const state = nameField(entry, 'state', rejected);
   const url = textField(entry, 'url', rejected);
+  const topicName = nameField(entry, 'topicName', rejected);
+  const queueName = nameField(entry, 'queueName', rejected);
+  const scheduleId = nameField(entry, 'scheduleId', rejected);
   return {
     time: Math.floor(time),
     messageId,
     state,
-    topicName: nameField(entry, 'topicName', rejected),
-    queueName: nameField(entry, 'queueName', rejected),
-    scheduleId: nameField(entry, 'scheduleId', rejected),
-    responseStatus: numberField(entry, 'responseStatus', rejected, true),
+    topicName,
+    queueName,
+    scheduleId,
+    ...(withStatus && { responseStatus: numberField(entry, 'responseStatus', rejected, true) }),
     destination: url === undefined ? undefined : originOf(url),
   };
 }
@@ -100,4 +122,12 @@ const LOG_PAGES = {
 export const QSTASH_LOGS: EventList<typeof logEvent, LogEvent> = {
   documented: { ...LOG_PAGES, path: '/v2/logs' },
   sdk: { ...LOG_PAGES, path: '/v2/events' },
+};
+
+const DELIVERY_PAGES = { ...LOG_PAGES, entry: deliveryEvent, read: readDeliveryEvent } as const;
+
+/** The same log read for deliveries (`state=DELIVERED`), without their response status. */
+export const QSTASH_DELIVERIES: EventList<typeof deliveryEvent, LogEvent> = {
+  documented: { ...DELIVERY_PAGES, path: '/v2/logs' },
+  sdk: { ...DELIVERY_PAGES, path: '/v2/events' },
 };

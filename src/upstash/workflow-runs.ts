@@ -21,6 +21,11 @@ export interface WorkflowRun {
   readonly workflowState?: string | undefined;
   /** The workflow's URL without its query, fragment and user info (origin + path). */
   readonly workflow?: string | undefined;
+  /**
+   * The state of its failure function as Upstash spells it (`CALLBACK_FAIL`); '' when it has one
+   * whose state is not given; absent when it has none.
+   */
+  readonly failureFunctionState?: string | undefined;
 }
 
 /** Runs per page in run mode (`groupBy=workflowRunId`): Upstash's documented maximum, not sent. */
@@ -38,8 +43,17 @@ export function workflowOf(text: string): string | undefined {
   return `${url.origin}${url.pathname}`;
 }
 
+// A failure function is an object whose `state` alone is read (its URL, headers and responses may
+// hold a customer's secret); some clients have typed it as a string: a failure function whose state
+// is not given, as is an object without one (docs/metrics.md, Delivery errors and workflow runs).
+const failureFunction = z.union([
+  z.object({ state: z.string() }).transform((f) => f.state),
+  z.object({}).transform(() => ''),
+  z.string().transform(() => ''),
+]);
+
 // A run carries its steps (bodies, headers), its response, the caller's IP, labels, the failure
-// function's details: only the five fields named here are parsed. The run's ID and creation time are
+// function's details: only the six fields named here are parsed. The run's ID and creation time are
 // its identity: all-or-nothing.
 const workflowRun = z.object({
   workflowRunId: z.string(),
@@ -47,10 +61,15 @@ const workflowRun = z.object({
   workflowRunCompletedAt: optional(number),
   workflowState: optional(z.string()),
   workflowUrl: optional(z.string().transform(workflowOf)),
+  failureFunction: optional(failureFunction),
 });
 
-function toRun({ workflowUrl, ...run }: Tolerated<z.output<typeof workflowRun>>): WorkflowRun {
-  return { ...run, workflow: workflowUrl };
+function toRun({
+  workflowUrl,
+  failureFunction,
+  ...run
+}: Tolerated<z.output<typeof workflowRun>>): WorkflowRun {
+  return { ...run, workflow: workflowUrl, failureFunctionState: failureFunction };
 }
 
 /** {@link workflowRun} and {@link toRun} by hand (schema.ts, EntryReader): the same verdicts and names. */
@@ -68,7 +87,21 @@ export function readRun(raw: unknown, rejected: Set<string>): WorkflowRun | unde
     workflowRunCompletedAt,
     workflowState,
     workflow: url === undefined ? undefined : workflowOf(url),
+    failureFunctionState: failureStateField(entry, rejected),
   };
+}
+
+/** {@link failureFunction} by hand, as {@link optional} has it. */
+function failureStateField(entry: Readonly<Record<string, unknown>>, rejected: Set<string>) {
+  const value = entry.failureFunction;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return '';
+  const object = entryObject(value);
+  if (object === undefined) {
+    rejected.add('failureFunction');
+    return undefined;
+  }
+  return typeof object.state === 'string' ? object.state : '';
 }
 
 const RUN_PAGES = {

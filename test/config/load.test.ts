@@ -750,7 +750,7 @@ management:
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: [flowcontrol]\n'))),
     ).toEqual([
-      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism, dlq, workflow_dlq, qstash_logs, workflow_runs',
+      'qstash[0].sources[0]: must be one of flow_control, url_groups, queues, schedules, global_parallelism, dlq, workflow_dlq, qstash_logs, qstash_deliveries, workflow_runs',
     ]);
     expect(
       lines(configError(() => fromYaml('qstash:\n  - name: a\n    token: t\n    sources: []\n'))),
@@ -762,6 +762,15 @@ management:
         ),
       ),
     ).toEqual(['qstash[0].sources: lists a source twice']);
+  });
+
+  test('qstash_deliveries: not among the default sources, polled once listed', () => {
+    const base = 'qstash:\n  - name: a\n    token: t\n';
+    expect(fromYaml(base).qstash[0]!.sources).not.toContain('qstash_deliveries');
+    expect(fromYaml(`${base}    sources: [qstash_logs, qstash_deliveries]\n`).qstash[0]!.sources).toEqual([
+      'qstash_logs',
+      'qstash_deliveries',
+    ]);
   });
 
   test('management sources: all but teams by default; QStash alone needs no databases', () => {

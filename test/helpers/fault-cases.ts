@@ -81,6 +81,10 @@ export const SOURCES: readonly SourceCase[] = [
     data: { name: 'upstash_qstash_logs_scan_complete', labels: { account: 'eu', state: 'ERROR' } },
   },
   {
+    labels: { source: 'qstash_deliveries', account: 'eu', database_id: '', qstash_id: '' },
+    data: { name: 'upstash_qstash_logs_scan_complete', labels: { account: 'eu', state: 'DELIVERED' } },
+  },
+  {
     labels: { source: 'workflow_runs', account: 'eu', database_id: '', qstash_id: '' },
     data: { name: 'upstash_workflow_runs_scan_complete', labels: { account: 'eu', state: 'RUN_FAILED' } },
   },

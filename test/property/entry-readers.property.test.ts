@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
 import { auditEvent, readAuditEvent, toAuditEvent } from '../../src/upstash/audit-logs.js';
 import { InvalidResponseError } from '../../src/upstash/errors.js';
-import { QSTASH_LOGS } from '../../src/upstash/qstash-logs.js';
+import { QSTASH_DELIVERIES, QSTASH_LOGS } from '../../src/upstash/qstash-logs.js';
 import { parseListing, type ListingShape } from '../../src/upstash/schema.js';
 import { WORKFLOW_RUNS } from '../../src/upstash/workflow-runs.js';
 
@@ -26,12 +26,15 @@ const anyValue = fc.oneof(
   fc.boolean(),
   fc.constant([SECRET]),
   fc.constant({ token: SECRET }),
+  fc.constantFrom({ state: 'CALLBACK_FAIL' }, { state: 5 }, { state: null }),
 );
+
+const SECRET_URL = `https://api.example.com/hook?token=${SECRET}`;
 
 /** URLs, well and badly formed, with secrets where real ones carry them. */
 const url = fc.oneof(
   fc.constantFrom(
-    `https://api.example.com/hook?token=${SECRET}`,
+    SECRET_URL,
     `https://user:${SECRET}@api.example.com:8443/x#${SECRET}`,
     'http://127.0.0.1:80/a',
     'HTTPS://API.Example.COM:443',
@@ -45,59 +48,69 @@ const url = fc.oneof(
   fc.webUrl({ withQueryParameters: true, withFragments: true }),
 );
 
+/** The schema of every event list read by hand. */
+const SCHEMAS: readonly z.ZodObject<Record<string, z.ZodType>>[] = [
+  QSTASH_LOGS.documented.entry,
+  QSTASH_DELIVERIES.documented.entry,
+  WORKFLOW_RUNS.documented.entry,
+  auditEvent,
+];
+
+/** A value the field's schema accepts: of the types an entry's fields have, filtered by the schema. */
+const validFor = (field: z.ZodType) =>
+  fc
+    .oneof(fc.integer({ min: 0 }), fc.double(), fc.string())
+    .filter((value) => field.safeParse(value).success);
+
+/** Whether a field's schema cuts a URL (to its origin or path): given URLs with secrets, as upstream's are. */
+function cutsUrls(field: z.ZodType): boolean {
+  const parsed = field.safeParse(SECRET_URL);
+  return parsed.success && typeof parsed.data === 'string' && parsed.data !== SECRET_URL;
+}
+
 /**
- * An entry with the fields a reader names (each maybe missing, of any type; its identity mostly
- * right, so that most lists get past their first entry) and a field it must drop.
+ * An entry with the fields its schema names, derived from the schema (each maybe missing, of any
+ * type; its identity, the fields the schema requires, mostly right, so that most lists get past their
+ * first entry; URLs where the schema cuts them) and fields it must drop: secrets, and the fields of
+ * the other lists' schemas (a reader must not read what its schema does not name).
  */
-function entryOf(identity: readonly string[], fields: Record<string, fc.Arbitrary<unknown>>) {
+function entryOf(schema: z.ZodObject<Record<string, z.ZodType>>) {
+  const fields = Object.entries(schema.shape);
+  const foreign = SCHEMAS.flatMap((other) => Object.keys(other.shape)).filter(
+    (name) => !(name in schema.shape),
+  );
+  const identity = fields.filter(([, field]) => !field.safeParse(undefined).success).map(([name]) => name);
   const model: Record<string, fc.Arbitrary<unknown>> = {
-    ...fields,
+    ...Object.fromEntries(
+      fields.map(([name, field]) => [
+        name,
+        identity.includes(name)
+          ? fc.oneof({ weight: 19, arbitrary: validFor(field) }, { weight: 1, arbitrary: anyValue })
+          : cutsUrls(field)
+            ? fc.oneof(url, anyValue)
+            : anyValue,
+      ]),
+    ),
+    ...Object.fromEntries(foreign.map((name) => [name, anyValue])),
     header: fc.constant({ Authorization: [SECRET] }),
+    ip: fc.constant('203.0.113.9'),
   };
   return fc.oneof(
-    { weight: 19, arbitrary: fc.record(model, { requiredKeys: [...identity] }) },
+    { weight: 19, arbitrary: fc.record(model, { requiredKeys: identity }) },
     { weight: 1, arbitrary: anyValue },
   );
 }
 
-const withUrl = (field: string) => ({ [field]: fc.oneof(url, anyValue) });
-
 const LISTS = {
-  qstash_logs: {
-    shape: QSTASH_LOGS.documented,
-    entry: entryOf(['time', 'messageId'], {
-      time: fc.oneof({ weight: 19, arbitrary: fc.integer({ min: 0 }) }, { weight: 1, arbitrary: anyValue }),
-      messageId: fc.oneof({ weight: 19, arbitrary: fc.string() }, { weight: 1, arbitrary: anyValue }),
-      state: anyValue,
-      ...withUrl('url'),
-      topicName: anyValue,
-      queueName: anyValue,
-      scheduleId: anyValue,
-      responseStatus: anyValue,
-    }),
+  qstash_logs: { shape: QSTASH_LOGS.documented, entry: entryOf(QSTASH_LOGS.documented.entry) },
+  qstash_deliveries: {
+    shape: QSTASH_DELIVERIES.documented,
+    entry: entryOf(QSTASH_DELIVERIES.documented.entry),
   },
-  workflow_runs: {
-    shape: WORKFLOW_RUNS.documented,
-    entry: entryOf(['workflowRunId', 'workflowRunCreatedAt'], {
-      workflowRunId: fc.oneof({ weight: 19, arbitrary: fc.string() }, { weight: 1, arbitrary: anyValue }),
-      workflowRunCreatedAt: fc.oneof(
-        { weight: 19, arbitrary: fc.double() },
-        { weight: 1, arbitrary: anyValue },
-      ),
-      workflowRunCompletedAt: anyValue,
-      workflowState: anyValue,
-      ...withUrl('workflowUrl'),
-    }),
-  },
+  workflow_runs: { shape: WORKFLOW_RUNS.documented, entry: entryOf(WORKFLOW_RUNS.documented.entry) },
   audit_logs: {
     shape: { entry: auditEvent, toEntry: toAuditEvent, read: readAuditEvent },
-    entry: entryOf(['log_id', 'timestamp'], {
-      log_id: fc.oneof({ weight: 19, arbitrary: fc.string() }, { weight: 1, arbitrary: anyValue }),
-      timestamp: fc.oneof({ weight: 19, arbitrary: fc.integer() }, { weight: 1, arbitrary: anyValue }),
-      action_string: anyValue,
-      source: anyValue,
-      ip: fc.constant('203.0.113.9'),
-    }),
+    entry: entryOf(auditEvent),
   },
 } as const;
 

@@ -1,39 +1,24 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/config/types.js';
-import {
-  DEMO_API_KEY,
-  DEMO_EMAIL,
-  DEMO_QSTASH_TOKEN,
-  startSimulator,
-  type DemoRun,
-  type Simulator,
-} from '../../src/demo/simulator.js';
-import { SOURCES } from '../../src/source-registry.js';
+import { type DemoRun } from '../../src/demo/simulator.js';
 import { auditLogs } from '../../src/sources/audit-logs.js';
 import { EventStore, type EventEntry } from '../../src/sources/event-store.js';
 import { qstashLogs } from '../../src/sources/qstash-logs.js';
-import type { SourceKind, SourceResult } from '../../src/sources/source.js';
+import type { SourceResult } from '../../src/sources/source.js';
 import { workflowRuns } from '../../src/sources/workflow-runs.js';
-import { UpstashClient } from '../../src/upstash/client.js';
-import type { Limits } from '../../src/vocabulary.js';
+import { simulatedSources, type SimulatedSources } from '../helpers/source-poll.js';
 
 // The event rule against answers that would fool it (docs/metrics.md, Event counters), each source
 // polled over HTTP from the simulator: events that become visible late, events dated in the future,
 // fractional times, and a capped poll that counts nothing.
 
-let sim: Simulator | undefined;
-let client: UpstashClient | undefined;
+let open: SimulatedSources | undefined;
 afterEach(async () => {
-  await client?.close();
-  await sim?.stop();
-  sim = undefined;
-  client = undefined;
+  await open?.close();
+  open = undefined;
 });
 
 /** The exporter began polling ten minutes ago. */
 const START = Date.now() - 600_000;
-
-type Poll = (source: SourceKind, events: EventEntry, changed?: Partial<Limits>) => Promise<SourceResult>;
 
 /** The query of every request the simulator received, by route. */
 let asked: { route: string; query: URLSearchParams }[] = [];
@@ -46,34 +31,13 @@ function fromDateOf(route: string, state: string): string | null | undefined {
     ?.query.get('fromDate');
 }
 
-async function setUp(now?: () => number): Promise<{ sim: Simulator; poll: Poll }> {
+async function setUp(now?: () => number): Promise<SimulatedSources> {
   asked = [];
-  const simulator = await startSimulator({
+  open = await simulatedSources({
     ...(now !== undefined && { now }),
     onRequest: (route, path) => asked.push({ route, query: new URL(`http://x${path}`).searchParams }),
   });
-  sim = simulator;
-  const http = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
-  client = http;
-  const poll: Poll = async (source, events, changed = {}) =>
-    source.poll({
-      client: http,
-      account: {
-        name: 'eu',
-        baseUrl: simulator.url,
-        credentials:
-          SOURCES[source.name].api === 'qstash'
-            ? { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } }
-            : { api: 'management', email: DEMO_EMAIL, apiKey: { reveal: () => DEMO_API_KEY } },
-        workflowLookbackMs: DEFAULTS.workflowLookback.defaultMs,
-      },
-      unit: '',
-      limits: { ...DEFAULTS.limits, ...changed },
-      signal: new AbortController().signal,
-      deadline: Date.now() + 60_000,
-      events,
-    });
-  return { sim: simulator, poll };
+  return open;
 }
 
 const entry = (): EventEntry => new EventStore({ now: () => START }).of('eu');

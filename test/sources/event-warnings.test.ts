@@ -1,77 +1,31 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  DEMO_API_KEY,
-  DEMO_EMAIL,
-  DEMO_EVENT_SECRET,
-  DEMO_QSTASH_TOKEN,
-  DEMO_TEAMS,
-  startSimulator,
-  type DemoRun,
-  type Simulator,
-} from '../../src/demo/simulator.js';
+import { DEMO_EVENT_SECRET, DEMO_TEAMS, type DemoRun } from '../../src/demo/simulator.js';
 import { pollWarnings } from '../../src/poller/warnings.js';
-import { SOURCES } from '../../src/source-registry.js';
 import { auditLogs } from '../../src/sources/audit-logs.js';
 import { EventStore, type EventEntry } from '../../src/sources/event-store.js';
 import { qstashEgressIps } from '../../src/sources/qstash-egress-ips.js';
 import { qstashLogs } from '../../src/sources/qstash-logs.js';
-import type { SourceKind, SourceResult } from '../../src/sources/source.js';
 import { teams } from '../../src/sources/teams.js';
 import { workflowRuns } from '../../src/sources/workflow-runs.js';
-import { UpstashClient } from '../../src/upstash/client.js';
-import { DEFAULTS } from '../../src/config/types.js';
-import type { Limits } from '../../src/vocabulary.js';
+import { simulatedSources, type SimulatedSources } from '../helpers/source-poll.js';
 
 // What the event and account-safety sources say of their data on the landing page
 // (PollResult.warnings), polled over HTTP from the simulator: each warning when its condition holds,
 // none otherwise, and never a destination, workflow, action or address (counts and caps only).
 
-let sim: Simulator | undefined;
-let client: UpstashClient | undefined;
+let open: SimulatedSources | undefined;
 afterEach(async () => {
-  await client?.close();
-  await sim?.stop();
-  sim = undefined;
-  client = undefined;
+  await open?.close();
+  open = undefined;
 });
 
 /** The exporter began polling a minute ago: the events below are after its start (W). */
 const START = Date.now() - 60_000;
 
-const limits = (changed: Partial<Limits> = {}): Limits => ({ ...DEFAULTS.limits, ...changed });
-
-async function setUp(): Promise<{ sim: Simulator; poll: Poll }> {
-  sim = await startSimulator();
-  client = new UpstashClient({
-    timeoutMs: 5000,
-    retries: 0,
-    concurrency: 1,
-    userAgent: 'test',
-    random: () => 0,
-  });
-  const url = sim.url;
-  const http = client;
-  const poll: Poll = async (source, events, changed = {}) =>
-    source.poll({
-      client: http,
-      account: {
-        name: 'eu',
-        baseUrl: url,
-        credentials:
-          SOURCES[source.name].api === 'qstash'
-            ? { api: 'qstash', token: { reveal: () => DEMO_QSTASH_TOKEN } }
-            : { api: 'management', email: DEMO_EMAIL, apiKey: { reveal: () => DEMO_API_KEY } },
-        workflowLookbackMs: DEFAULTS.workflowLookback.defaultMs,
-      },
-      unit: '',
-      limits: limits(changed),
-      signal: new AbortController().signal,
-      deadline: Date.now() + 60_000,
-      events,
-    });
-  return { sim, poll };
+async function setUp(): Promise<SimulatedSources> {
+  open = await simulatedSources();
+  return open;
 }
-type Poll = (source: SourceKind, events: EventEntry, changed?: Partial<Limits>) => Promise<SourceResult>;
 
 const entry = (): EventEntry => new EventStore({ now: () => START }).of('eu');
 

@@ -1,0 +1,139 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/config/types.js';
+import { EventStore, type EventEntry } from '../../src/sources/event-store.js';
+import type { SourceResult } from '../../src/sources/source.js';
+import { workflowRuns } from '../../src/sources/workflow-runs.js';
+import { UpstashClient } from '../../src/upstash/client.js';
+
+// upstash_workflow_failure_callbacks_total (docs/metrics.md, Delivery errors and workflow runs): each
+// failed run counted once with the run, by what became of its failure function, over HTTP from a fake
+// of Upstash's run mode that answers failure functions in every shape seen (an object with its
+// state, one without, a string, none) and a secret wherever a real one may carry it.
+
+const SECRET = 'tok-SECRET-ff';
+const WORKFLOW = 'https://app.example.com/api/onboarding';
+
+let server: Server | undefined;
+let client: UpstashClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+  client = undefined;
+});
+
+/** The exporter began polling ten minutes ago. */
+const START = Date.now() - 600_000;
+
+/** A finished run of the fake, as Upstash's run mode returns it. */
+function run(id: string, state: string, completedAt: number, failureFunction?: unknown) {
+  return {
+    workflowRunId: id,
+    workflowUrl: `${WORKFLOW}?key=${SECRET}`,
+    workflowState: state,
+    workflowRunCreatedAt: completedAt - 1000,
+    workflowRunCompletedAt: completedAt,
+    ...(failureFunction !== undefined && { failureFunction }),
+  };
+}
+
+/** Serves `runs` in run mode, filtered by `state` as Upstash does, all on one page. */
+async function fake(runs: () => readonly Record<string, unknown>[]): Promise<string> {
+  server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    const state = url.searchParams.get('state');
+    response.setHeader('content-type', 'application/json');
+    response.end(JSON.stringify({ runs: runs().filter((r) => r.workflowState === state) }));
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function poll(baseUrl: string, events: EventEntry): Promise<SourceResult> {
+  client ??= new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
+  return workflowRuns.poll({
+    client,
+    account: {
+      name: 'eu',
+      baseUrl,
+      credentials: { api: 'qstash', token: { reveal: () => 'token' } },
+      workflowLookbackMs: DEFAULTS.workflowLookback.defaultMs,
+    },
+    unit: '',
+    limits: DEFAULTS.limits,
+    signal: new AbortController().signal,
+    deadline: Date.now() + 60_000,
+    events,
+  });
+}
+
+/** Each sample of `name` as `label=value,…` → value. */
+function series(result: SourceResult, name: string): Record<string, number> {
+  return Object.fromEntries(
+    result.samples
+      .filter((s) => s.metric.name === name && (s.suffix === undefined || s.suffix === '_count'))
+      .map((s) => [s.labels.map(([k, v]) => `${k}=${v}`).join(','), s.value]),
+  );
+}
+
+describe('workflow_runs: failure callbacks', () => {
+  it('counts each failed run once by its failure function state, none and unknown included', async () => {
+    const served = [
+      run('r1', 'RUN_FAILED', START + 1000, {
+        state: 'CALLBACK_FAIL',
+        url: `https://cb.example.com/?k=${SECRET}`,
+      }),
+      run('r2', 'RUN_FAILED', START + 2000, { state: 'CALLBACK_SUCCESS', failHeaders: { auth: [SECRET] } }),
+      run('r3', 'RUN_FAILED', START + 3000, { state: 'CALLBACK_FAIL' }),
+      run('r4', 'RUN_FAILED', START + 4000),
+      run('r5', 'RUN_FAILED', START + 5000, { url: `https://cb.example.com/?k=${SECRET}` }),
+      run('r6', 'RUN_FAILED', START + 6000, `https://cb.example.com/?k=${SECRET}`),
+      run('r7', 'RUN_SUCCESS', START + 7000, { state: 'CALLBACK_FAIL' }),
+    ];
+    const baseUrl = await fake(() => served);
+    const events = new EventStore({ now: () => START }).of('eu', 'workflow_runs');
+    const expected = {
+      [`account=eu,workflow=${WORKFLOW},state=CALLBACK_FAIL`]: 2,
+      [`account=eu,workflow=${WORKFLOW},state=CALLBACK_SUCCESS`]: 1,
+      [`account=eu,workflow=${WORKFLOW},state=none`]: 1,
+      [`account=eu,workflow=${WORKFLOW},state=unknown`]: 2,
+    };
+    const first = await poll(baseUrl, events);
+    expect(series(first, 'upstash_workflow_failure_callbacks_total')).toEqual(expected);
+    // The failed runs are counted once by workflow, as before, and their durations with them.
+    expect(series(first, 'upstash_workflow_runs_finished_total')).toEqual({
+      [`account=eu,workflow=${WORKFLOW},state=failed`]: 6,
+      [`account=eu,workflow=${WORKFLOW},state=success`]: 1,
+    });
+    expect(series(first, 'upstash_workflow_run_duration_seconds')).toEqual({
+      [`account=eu,workflow=${WORKFLOW},state=failed`]: 6,
+      [`account=eu,workflow=${WORKFLOW},state=success`]: 1,
+    });
+    expect(first.rejectedFields).toEqual([]);
+    expect(JSON.stringify(first.samples)).not.toContain(SECRET);
+    expect(JSON.stringify(first.samples)).not.toContain('cb.example.com');
+
+    // Read again (the settle window, a reload of the same page): nothing is counted twice; a new
+    // failed run is.
+    served.push(run('r8', 'RUN_FAILED', START + 8000, { state: 'CALLBACK_INPROGRESS' }));
+    const second = await poll(baseUrl, events);
+    expect(series(second, 'upstash_workflow_failure_callbacks_total')).toEqual({
+      ...expected,
+      [`account=eu,workflow=${WORKFLOW},state=CALLBACK_INPROGRESS`]: 1,
+    });
+    expect(
+      series(second, 'upstash_workflow_runs_finished_total')[`account=eu,workflow=${WORKFLOW},state=failed`],
+    ).toBe(7);
+  });
+
+  it('names a failure function of the wrong type as rejected and counts its run under none', async () => {
+    const baseUrl = await fake(() => [run('r1', 'RUN_FAILED', START + 1000, 42)]);
+    const result = await poll(baseUrl, new EventStore({ now: () => START }).of('eu', 'workflow_runs'));
+    expect(result.rejectedFields).toEqual(['failureFunction']);
+    expect(series(result, 'upstash_workflow_failure_callbacks_total')).toEqual({
+      [`account=eu,workflow=${WORKFLOW},state=none`]: 1,
+    });
+  });
+});
