@@ -1,8 +1,8 @@
 /**
  * The moment the simulated account's event logs open: the first time any of them (QStash's log,
  * Workflow's runs, the audit log) is read. At that moment the logs gain their opening events: one
- * delivery error and one delivery failure, the finish of a run begun when the simulator started, and
- * one audit event.
+ * delivery error and one delivery failure, the finish of two runs begun when the simulator started (one
+ * succeeds; one fails, its failure function run), and one audit event.
  *
  * Why at the first read, not at the simulator's start: an exporter counts the events from the moment
  * it began polling on (its watermark: docs/metrics.md, Delivery errors and workflow runs), and `--demo`

@@ -112,7 +112,7 @@ function runBody(run: DemoRun, now: number): Record<string, unknown> {
  * Upstash Workflow's runs: two workflows starting runs on their own rhythm (one fails now and then,
  * its failure function mostly succeeding, now and then failing, absent for some runs; the other is
  * sometimes canceled), one run stuck since two hours before the simulator started, and
- * one begun at start-up that finishes at the opening (opening.ts).
+ * two begun at start-up that finish at the opening (opening.ts), one of them failed.
  * Run mode only (`groupBy=workflowRunId`), newest first by creation, 10 a page; `fromDate` read as
  * the runs' creation time or as their events' (the completion of a finished run), as set.
  */
@@ -154,16 +154,27 @@ export class WorkflowRuns implements Endpoint {
         outcome: 'RUN_SUCCESS',
       },
     ];
-    // The opening (opening.ts): a run of the onboarding workflow begun at start-up finishes.
+    // The opening (opening.ts): two runs of the onboarding workflow begun at start-up finish.
     const opened = this.#ctx.opening.at();
     if (opened !== undefined)
-      out.push({
-        id: 'wfr_demo_opening',
-        url: DEMO_WORKFLOWS[0].url,
-        createdAt: this.#ctx.origin,
-        completedAt: opened,
-        outcome: 'RUN_SUCCESS',
-      });
+      out.push(
+        {
+          id: 'wfr_demo_opening',
+          url: DEMO_WORKFLOWS[0].url,
+          createdAt: this.#ctx.origin,
+          completedAt: opened,
+          outcome: 'RUN_SUCCESS',
+        },
+        // And one fails, its failure function run: the failure callbacks' counter from the first poll.
+        {
+          id: 'wfr_demo_opening_failed',
+          url: DEMO_WORKFLOWS[0].url,
+          createdAt: this.#ctx.origin,
+          completedAt: opened,
+          outcome: 'RUN_FAILED',
+          failureFunction: 'CALLBACK_SUCCESS',
+        },
+      );
     DEMO_WORKFLOWS.forEach((workflow, w) => {
       for (
         let slot = Math.floor((now - RETENTION_MS) / workflow.everyMs);
