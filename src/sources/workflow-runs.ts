@@ -78,6 +78,11 @@ function countedRun(
   };
 }
 
+/** The failed runs counted under a failure function that failed (`CALLBACK_FAIL`), every workflow. */
+function failedCallbacks(series: readonly EventSeries[]): number {
+  return series.filter((s) => s.labels[1] === 'CALLBACK_FAIL').reduce((sum, s) => sum + s.count, 0);
+}
+
 /** The series of a state by workflow alone: a failed run's are by workflow and failure state. */
 function byWorkflow(series: readonly EventSeries[]): EventSeries[] {
   const merged = new Map<string, EventSeries>();
@@ -125,6 +130,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
           (s) => events.states.get(`${NAME}/${s}`)?.series.filter((x) => x.labels[0] !== 'other').length ?? 0,
         )
         .reduce((a, b) => a + b, 0);
+      const callbacksBefore = failedCallbacks(events.states.get(`${NAME}/${state}`)?.series ?? []);
       const { result, first } = await poll.scan(
         state,
         {
@@ -147,6 +153,13 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
       );
       if (state === 'RUN_FAILED' && result.counted > 0)
         failed.push(sincePoll(`${counted(result.counted, 'workflow run')} failed`, first));
+      // The last line of defence failed: said with its count (docs/operations.md, The landing page).
+      const callbackFails =
+        state === 'RUN_FAILED' ? failedCallbacks(result.state.series) - callbacksBefore : 0;
+      if (callbackFails > 0)
+        failed.push(
+          sincePoll(`${counted(callbackFails, 'failed workflow run')} whose failure function failed`, first),
+        );
       const outcome: [string, string][] = [['state', OUTCOME[state]]];
       const series = byWorkflow(result.state.series);
       samples.push(...counterSamples(FINISHED, account.name, ['workflow'], series, outcome));

@@ -128,6 +128,36 @@ describe('workflow_runs: failure callbacks', () => {
     ).toBe(7);
   });
 
+  it('says on the landing page how many failed runs had their failure function fail, counts only', async () => {
+    const served = [
+      run('r1', 'RUN_FAILED', START + 1000, { state: 'CALLBACK_FAIL' }),
+      run('r2', 'RUN_FAILED', START + 2000, {
+        state: 'CALLBACK_FAIL',
+        url: `https://cb.example.com/?k=${SECRET}`,
+      }),
+      run('r3', 'RUN_FAILED', START + 3000, { state: 'CALLBACK_SUCCESS' }),
+    ];
+    const baseUrl = await fake(() => served);
+    const events = new EventStore({ now: () => START }).of('eu', 'workflow_runs');
+    const first = await poll(baseUrl, events);
+    expect(first.warnings).toEqual([
+      '3 workflow runs failed since the exporter started',
+      '2 failed workflow runs whose failure function failed since the exporter started',
+    ]);
+    // Read again, nothing new: nothing said.
+    expect((await poll(baseUrl, events)).warnings).toEqual([]);
+    // A new failed run whose failure function succeeded is said as failed, not as a failed callback.
+    served.push(run('r4', 'RUN_FAILED', START + 4000, { state: 'CALLBACK_SUCCESS' }));
+    expect((await poll(baseUrl, events)).warnings).toEqual(['1 workflow run failed since the previous poll']);
+    served.push(run('r5', 'RUN_FAILED', START + 5000, { state: 'CALLBACK_FAIL' }));
+    const last = await poll(baseUrl, events);
+    expect(last.warnings).toEqual([
+      '1 workflow run failed since the previous poll',
+      '1 failed workflow run whose failure function failed since the previous poll',
+    ]);
+    expect(JSON.stringify(last.warnings)).not.toContain('example.com');
+  });
+
   it('names a failure function of the wrong type as rejected and counts its run under none', async () => {
     const baseUrl = await fake(() => [run('r1', 'RUN_FAILED', START + 1000, 42)]);
     const result = await poll(baseUrl, new EventStore({ now: () => START }).of('eu', 'workflow_runs'));
