@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SectionStore } from '../../src/metrics/section-store.js';
 import { renderUnit } from '../../src/metrics/unit-bytes.js';
 import { EventStore } from '../../src/sources/event-store.js';
@@ -15,6 +15,7 @@ import { simulatedSources, type SimulatedSources } from '../helpers/source-poll.
 
 let open: SimulatedSources | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await open?.close();
   open = undefined;
 });
@@ -174,5 +175,77 @@ describe('qstash_deliveries', () => {
     expect(
       valueOf(samples, 'upstash_qstash_delivery_errors_total', { destination: 'https://a.example.com' }),
     ).toBe(1);
+  });
+
+  it('says a destination above the error ratio since the previous poll, with at least 5 attempts a minute', async () => {
+    // Only Date is faked: the minutes between two polls are the test's.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let now = START + 600_000;
+    vi.setSystemTime(now);
+    const { sim, poll } = await setUp();
+    const store = new EventStore({ now: () => START });
+    const logs = store.of('eu', 'qstash_logs');
+    const deliveries = store.of('eu', 'qstash_deliveries');
+    const served: ReturnType<typeof event>[] = [];
+    let id = 0;
+    /** `n` events of `state` to `host`, one a millisecond after the last served. */
+    const add = (n: number, state: string, host: string) => {
+      for (let k = 0; k < n; k++) served.push(event(now - 30_000 + id, `m${id++}`, state, host));
+      sim.setQstashLogs([...served].reverse());
+    };
+    const both = async () => {
+      await poll(qstashLogs, logs);
+      return (await poll(qstashDeliveries, deliveries)).warnings;
+    };
+    add(10, 'DELIVERED', 'a.example.com');
+    add(10, 'ERROR', 'a.example.com');
+    // The first poll is the baseline: nothing said, whatever the log holds.
+    expect(await both()).toEqual([]);
+
+    now += 60_000;
+    vi.setSystemTime(now);
+    add(10, 'DELIVERED', 'a.example.com');
+    add(2, 'ERROR', 'a.example.com'); // 2 of 12: above 5 %
+    add(19, 'DELIVERED', 'b.example.com');
+    add(1, 'ERROR', 'b.example.com'); // 1 of 20: 5 %, not above
+    add(1, 'DELIVERED', 'c.example.com');
+    add(3, 'ERROR', 'c.example.com'); // 3 of 4: fewer than 5 attempts in the minute
+    const said = await both();
+    expect(said).toEqual([
+      '1 destination failed more than 5 % of its delivery attempts since the previous poll (at least 5 attempts a minute)',
+    ]);
+    expect(JSON.stringify(said)).not.toContain('example.com');
+
+    // Two minutes later: c's 6 errors and 3 deliveries are 9 attempts, fewer than 5 a minute.
+    now += 120_000;
+    vi.setSystemTime(now);
+    add(3, 'DELIVERED', 'c.example.com');
+    add(6, 'ERROR', 'c.example.com');
+    add(20, 'DELIVERED', 'a.example.com');
+    add(2, 'ERROR', 'a.example.com');
+    add(20, 'ERROR', 'b.example.com');
+    expect(await both()).toEqual([
+      '2 destinations failed more than 5 % of their delivery attempts since the previous poll (at least 5 attempts a minute)',
+    ]);
+
+    // Healthy again: said no more.
+    now += 60_000;
+    vi.setSystemTime(now);
+    add(20, 'DELIVERED', 'a.example.com');
+    add(20, 'DELIVERED', 'b.example.com');
+    expect(await both()).toEqual([]);
+  });
+
+  it('says nothing of the error ratio without qstash_logs in the entry', async () => {
+    const { sim, poll } = await setUp();
+    const deliveries = new EventStore({ now: () => START }).of('eu', 'qstash_deliveries');
+    sim.setQstashLogs([
+      event(START + 3000, 'm3', 'ERROR', 'a.example.com', { responseStatus: 500 }),
+      event(START + 2000, 'm2', 'ERROR', 'a.example.com', { responseStatus: 500 }),
+      event(START + 1000, 'm1', 'DELIVERED', 'a.example.com'),
+    ]);
+    expect((await poll(qstashDeliveries, deliveries)).warnings).toEqual([]);
+    expect((await poll(qstashDeliveries, deliveries)).warnings).toEqual([]);
+    expect([...deliveries.states.keys()]).toEqual(['qstash_deliveries/DELIVERED']);
   });
 });
