@@ -2,9 +2,19 @@
 // prometheus-alertmanager, each logging to a file of the test's work directory, and the waits and
 // queries the tests make of them. Run by scripts/stack-test.sh (vitest.stack.config.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  createWriteStream,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 
 /** The absolute path of a program: an env override, else the first match on PATH. Fails loudly. */
@@ -25,6 +35,17 @@ export function findProgram(envVar: string, names: readonly string[]): string {
     `${names.join(' or ')} not found${override ? ` at ${envVar}=${override}` : ' on PATH'}: install Debian's ` +
       `prometheus and prometheus-alertmanager packages (scripts/stack-test.sh does), or set ${envVar}`,
   );
+}
+
+/** The built exporter's entry point, dist/main.js; fails when `npm run build` has not run. */
+export function builtExporter(): string {
+  const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+  try {
+    accessSync(main, constants.R_OK);
+  } catch {
+    throw new Error(`${main} does not exist: run \`npm run build\` first`);
+  }
+  return main;
 }
 
 /** A free TCP port on loopback. */
@@ -91,6 +112,17 @@ export class Procs {
   readonly #procs: Proc[] = [];
 
   constructor(readonly workDir: string) {}
+
+  /** Processes in a new work directory under the OS's temporary one, named from `prefix`. */
+  static inTempDir(prefix: string): Procs {
+    return new Procs(mkdtempSync(join(tmpdir(), prefix)));
+  }
+
+  /** Removes the work directory, or keeps it and says where when KEEP_STACK_DIR=1. */
+  removeWorkDir(): void {
+    if (process.env.KEEP_STACK_DIR !== '1') rmSync(this.workDir, { recursive: true, force: true });
+    else console.error(`stack files kept in ${this.workDir}`);
+  }
 
   start(name: string, command: string, args: readonly string[]): Proc {
     const logFile = join(this.workDir, `${name}.log`);
@@ -166,6 +198,51 @@ export class PromServer {
       throw new Error(`${this.name} query failed: ${body.error ?? res.status}: ${expr}`);
     return body.data.result;
   }
+
+  /** Latest evaluation time of every rule group, in Unix seconds (the oldest of them). */
+  async lastEvaluation(): Promise<number> {
+    const rules = await getJson<{ data: { groups: { name: string; lastEvaluation: string }[] } }>(
+      `${this.url}/api/v1/rules`,
+    );
+    const times = rules.data.groups.map((g) => Date.parse(g.lastEvaluation) / 1000);
+    return times.length === 0 ? 0 : Math.min(...times);
+  }
+
+  /** Waits until every rule group has been evaluated `cycles` more times (at 1 s per cycle). */
+  async waitForEvaluations(cycles: number): Promise<void> {
+    const since = Date.now() / 1000 + cycles;
+    await waitFor(
+      `${this.name} to evaluate its rules ${cycles} more times`,
+      cycles * 1000 + 10_000,
+      async () => ((await this.lastEvaluation()) >= since ? true : undefined),
+    );
+  }
+}
+
+/**
+ * Starts the built exporter (`main`, from builtExporter) on a free loopback port with `config` (its
+ * qstash and management accounts), logging warnings only and failing each request fast (2 s, no
+ * retry); its URL once /readyz answers.
+ */
+export async function startExporter(
+  procs: Procs,
+  main: string,
+  config: Record<string, unknown>,
+): Promise<string> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const configFile = join(procs.workDir, 'exporter.yml');
+  writeFileSync(
+    configFile,
+    toYaml({
+      listen_address: `127.0.0.1:${port}`,
+      log_level: 'warn',
+      http: { timeout: '2s', retries: 0 },
+      ...config,
+    }),
+  );
+  await procs.startReady('exporter', process.execPath, [main, '--config', configFile], `${url}/readyz`);
+  return url;
 }
 
 /**

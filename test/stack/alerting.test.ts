@@ -7,23 +7,10 @@
 //     within the test, which is what the user would see in the first minutes of an outage;
 //   - "fast" loads a copy whose `for:` durations are cut to 2 s and sends to Alertmanager, so firing
 //     alerts can be seen arriving through Alertmanager's API.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  createWriteStream,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify as toYaml } from 'yaml';
 import {
   DEMO_API_KEY,
   DEMO_DATABASES,
@@ -34,6 +21,19 @@ import {
 } from '../../src/demo/simulator.js';
 import type { ScheduleEntry, Simulator } from '../../src/demo/simulator.js';
 import { DEMO_TEAMS } from '../../src/demo/team-roster.js';
+import {
+  Procs,
+  builtExporter,
+  findProgram,
+  sleep,
+  startAlertmanager,
+  startExporter,
+  startPrometheus,
+  waitFor,
+  type AmAlert,
+  type PromServer,
+  type Series,
+} from '../helpers/stack.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ACCOUNT = 'stack';
@@ -68,169 +68,6 @@ function stackSchedule(id: string, failed: boolean): ScheduleEntry[] {
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 
-/** The absolute path of a program: an env override, else the first match on PATH. Fails loudly. */
-function findProgram(envVar: string, names: readonly string[]): string {
-  const override = process.env[envVar];
-  const candidates = override
-    ? [override]
-    : names.flatMap((n) => (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, n)));
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {
-      // try the next one
-    }
-  }
-  throw new Error(
-    `${names.join(' or ')} not found${override ? ` at ${envVar}=${override}` : ' on PATH'}: install Debian's ` +
-      `prometheus and prometheus-alertmanager packages (scripts/stack-test.sh does), or set ${envVar}`,
-  );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
-    await sleep(250);
-  }
-}
-
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  logFile: string;
-}
-
-const procs: Proc[] = [];
-let workDir = '';
-
-function start(name: string, command: string, args: readonly string[]): Proc {
-  const logFile = join(workDir, `${name}.log`);
-  const log = createWriteStream(logFile);
-  const child = spawn(command, args, { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  const proc = { name, child, logFile };
-  procs.push(proc);
-  return proc;
-}
-
-function tail(proc: Proc, lines = 30): string {
-  try {
-    return readFileSync(proc.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-async function stopAll(): Promise<void> {
-  await Promise.all(
-    procs.map(async ({ child }) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
-}
-
-async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-  const body = await res.text();
-  if (!res.ok) throw new Error(`GET ${url}: ${res.status} ${body.slice(0, 300)}`);
-  return JSON.parse(body) as T;
-}
-
-async function isOk(url: string): Promise<true | undefined> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-  await res.arrayBuffer();
-  return res.ok ? true : undefined;
-}
-
-interface Series {
-  metric: Record<string, string>;
-  value?: [number, string];
-}
-
-interface PromResponse {
-  status: string;
-  data: { resultType: string; result: Series[] };
-  error?: string;
-}
-
-class PromServer {
-  constructor(
-    readonly name: string,
-    readonly url: string,
-    readonly proc: Proc,
-  ) {}
-
-  async query(expr: string): Promise<Series[]> {
-    const res = await fetch(`${this.url}/api/v1/query?query=${encodeURIComponent(expr)}`, {
-      signal: AbortSignal.timeout(5000),
-    });
-    const body = (await res.json()) as PromResponse;
-    if (body.status !== 'success')
-      throw new Error(`${this.name} query failed: ${body.error ?? res.status}: ${expr}`);
-    return body.data.result;
-  }
-
-  /** Latest evaluation time of every rule group, in Unix seconds (the oldest of them). */
-  async lastEvaluation(): Promise<number> {
-    const rules = await getJson<{ data: { groups: { name: string; lastEvaluation: string }[] } }>(
-      `${this.url}/api/v1/rules`,
-    );
-    const times = rules.data.groups.map((g) => Date.parse(g.lastEvaluation) / 1000);
-    return times.length === 0 ? 0 : Math.min(...times);
-  }
-
-  /** Waits until every rule group has been evaluated `cycles` more times (at 1 s per cycle). */
-  async waitForEvaluations(cycles: number): Promise<void> {
-    const since = Date.now() / 1000 + cycles;
-    await waitFor(
-      `${this.name} to evaluate its rules ${cycles} more times`,
-      cycles * 1000 + 10_000,
-      async () => ((await this.lastEvaluation()) >= since ? true : undefined),
-    );
-  }
-}
-
-interface AmAlert {
-  labels: Record<string, string>;
-  status: { state: string };
-  endsAt: string;
-}
-
 function describeAlerts(series: readonly Series[]): string[] {
   return series.map((s) => {
     const { alertname = '?', alertstate = '?', ...labels } = s.metric;
@@ -247,11 +84,11 @@ function sim(): Simulator {
   if (!simulator) throw new Error('the simulator did not start');
   return simulator;
 }
+let procs: Procs | undefined;
 let exporterUrl = '';
 let real: PromServer;
 let fast: PromServer;
-let alertmanagerUrl = '';
-let exporter: Proc;
+let alertmanagerAlerts: () => Promise<AmAlert[]>;
 
 /** The rules as shipped, with every `for:` cut short (thresholds and windows unchanged). */
 function fastRules(text: string): string {
@@ -260,52 +97,13 @@ function fastRules(text: string): string {
   return out;
 }
 
-async function startPrometheus(
-  name: string,
-  rulesFile: string,
-  alertmanagerPort?: number,
-): Promise<PromServer> {
-  const binary = findProgram('PROMETHEUS_BIN', ['prometheus']);
-  const port = await freePort();
-  const exporterTarget = new URL(exporterUrl).host;
-  const config = {
-    global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
-    rule_files: [rulesFile],
-    ...(alertmanagerPort === undefined
-      ? {}
-      : {
-          alerting: { alertmanagers: [{ static_configs: [{ targets: [`127.0.0.1:${alertmanagerPort}`] }] }] },
-        }),
-    scrape_configs: [{ job_name: 'upstash', static_configs: [{ targets: [exporterTarget] }] }],
-  };
-  const configFile = join(workDir, `${name}.yml`);
-  writeFileSync(configFile, toYaml(config));
-  const proc = start(name, binary, [
-    `--config.file=${configFile}`,
-    `--storage.tsdb.path=${join(workDir, `${name}-data`)}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--log.level=warn',
-  ]);
-  const server = new PromServer(name, `http://127.0.0.1:${port}`, proc);
-  await waitFor(`${name} to be ready`, 30_000, async () => {
-    if (proc.child.exitCode !== null) throw new Error(`${name} exited:\n${tail(proc)}`);
-    return isOk(`${server.url}/-/ready`);
-  });
-  return server;
-}
-
 beforeAll(async () => {
   // Fail (never skip) when something the test needs is missing.
-  const alertmanagerBin = findProgram('ALERTMANAGER_BIN', ['prometheus-alertmanager', 'alertmanager']);
+  findProgram('ALERTMANAGER_BIN', ['prometheus-alertmanager', 'alertmanager']);
   findProgram('PROMETHEUS_BIN', ['prometheus']);
-  const main = join(root, 'dist', 'main.js');
-  try {
-    accessSync(main, constants.R_OK);
-  } catch {
-    throw new Error(`${main} does not exist: run \`npm run build\` first`);
-  }
+  const main = builtExporter();
 
-  workDir = mkdtempSync(join(tmpdir(), 'upstash-stack-'));
+  const stack = (procs = Procs.inTempDir('upstash-stack-'));
   simulator = await startSimulator();
   // QStash data that is healthy and stays so (the demo's own data shows backlog, failures and a plan
   // near its limits on purpose): the silence test needs none of them, and each alert case makes its own.
@@ -336,12 +134,7 @@ beforeAll(async () => {
   sim().setEgressRanges(['203.0.113.0/24', '198.51.100.0/24']);
 
   // The exporter, polling every second.
-  const exporterPort = await freePort();
-  exporterUrl = `http://127.0.0.1:${exporterPort}`;
-  const exporterConfig = {
-    listen_address: `127.0.0.1:${exporterPort}`,
-    log_level: 'warn',
-    http: { timeout: '2s', retries: 0 },
+  exporterUrl = await startExporter(stack, main, {
     qstash: [
       {
         name: ACCOUNT,
@@ -377,45 +170,19 @@ beforeAll(async () => {
         audit_interval: '1s',
       },
     ],
-  };
-  const exporterConfigFile = join(workDir, 'exporter.yml');
-  writeFileSync(exporterConfigFile, toYaml(exporterConfig));
-  exporter = start('exporter', process.execPath, [main, '--config', exporterConfigFile]);
-  await waitFor('the exporter to be ready', 30_000, async () => {
-    if (exporter.child.exitCode !== null) throw new Error(`the exporter exited:\n${tail(exporter)}`);
-    return isOk(`${exporterUrl}/readyz`);
   });
 
   // Alertmanager, without clustering.
-  const amPort = await freePort();
-  alertmanagerUrl = `http://127.0.0.1:${amPort}`;
-  const amConfigFile = join(workDir, 'alertmanager.yml');
-  writeFileSync(
-    amConfigFile,
-    toYaml({
-      route: { receiver: 'nowhere', group_wait: '1s', group_interval: '1s', repeat_interval: '1h' },
-      receivers: [{ name: 'nowhere' }],
-    }),
-  );
-  const am = start('alertmanager', alertmanagerBin, [
-    `--config.file=${amConfigFile}`,
-    `--storage.path=${join(workDir, 'alertmanager-data')}`,
-    `--web.listen-address=127.0.0.1:${amPort}`,
-    '--cluster.listen-address=',
-    '--log.level=warn',
-  ]);
-  await waitFor('Alertmanager to be ready', 30_000, async () => {
-    if (am.child.exitCode !== null) throw new Error(`alertmanager exited:\n${tail(am)}`);
-    return isOk(`${alertmanagerUrl}/-/ready`);
-  });
+  const alertmanager = await startAlertmanager(stack);
+  alertmanagerAlerts = alertmanager.alerts;
 
   // The rules as shipped, and the fast copy.
   const shipped = join(root, 'prometheus', 'alerts.yml');
-  const fastFile = join(workDir, 'alerts-fast.yml');
+  const fastFile = join(stack.workDir, 'alerts-fast.yml');
   writeFileSync(fastFile, fastRules(readFileSync(shipped, 'utf8')));
   [real, fast] = await Promise.all([
-    startPrometheus('prometheus-real', shipped),
-    startPrometheus('prometheus-fast', fastFile, amPort),
+    startPrometheus(stack, 'prometheus-real', new URL(exporterUrl).host, shipped),
+    startPrometheus(stack, 'prometheus-fast', new URL(exporterUrl).host, fastFile, alertmanager.port),
   ]);
 
   // Data flowing: every source of the exporter is up in both servers.
@@ -429,17 +196,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const failed = procs.filter((p) => p.child.exitCode !== null && p.child.exitCode !== 0);
-  for (const p of failed) console.error(`--- ${p.name} exited with ${p.child.exitCode}:\n${tail(p)}`);
-  await stopAll();
+  await procs?.stopAll();
   await simulator?.stop();
-  if (workDir && process.env.KEEP_STACK_DIR !== '1') rmSync(workDir, { recursive: true, force: true });
-  else if (workDir) console.error(`stack files kept in ${workDir}`);
+  procs?.removeWorkDir();
 });
-
-async function alertmanagerAlerts(): Promise<AmAlert[]> {
-  return getJson<AmAlert[]>(`${alertmanagerUrl}/api/v2/alerts?active=true&silenced=true&inhibited=true`);
-}
 
 // ---------------------------------------------------------------------------------------------------
 

@@ -3,8 +3,7 @@
 // UpstashQStashDestinationErrorRatio from prometheus/alerts.yml) → Alertmanager. A destination turns
 // from healthy to failing: the alert fires and reaches Alertmanager; healthy again: it resolves.
 // Run with scripts/stack-test.sh (needs `npm run build`, prometheus and prometheus-alertmanager).
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +16,9 @@ import {
 } from '../../src/demo/simulator.js';
 import {
   Procs,
-  freePort,
+  builtExporter,
   startAlertmanager,
+  startExporter,
   startPrometheus,
   waitFor,
   type AmAlert,
@@ -70,7 +70,6 @@ function fastRatioRules(text: string): string {
   return toYaml(doc);
 }
 
-let workDir = '';
 let procs: Procs | undefined;
 let simulator: Simulator | undefined;
 let prometheus: PromServer;
@@ -82,46 +81,25 @@ function sim(): Simulator {
 }
 
 beforeAll(async () => {
-  const main = join(root, 'dist', 'main.js');
-  try {
-    accessSync(main, constants.R_OK);
-  } catch {
-    throw new Error(`${main} does not exist: run \`npm run build\` first`);
-  }
-  workDir = mkdtempSync(join(tmpdir(), 'upstash-stack-ratio-'));
-  const stack = (procs = new Procs(workDir));
-  const rulesFile = join(workDir, 'alerts-ratio.yml');
+  const main = builtExporter();
+  const stack = (procs = Procs.inTempDir('upstash-stack-ratio-'));
+  const rulesFile = join(stack.workDir, 'alerts-ratio.yml');
   writeFileSync(rulesFile, fastRatioRules(readFileSync(join(root, 'prometheus', 'alerts.yml'), 'utf8')));
   // The generated log: every destination delivering steadily and failing now and then.
   simulator = await startSimulator();
 
-  const exporterPort = await freePort();
-  const exporterUrl = `http://127.0.0.1:${exporterPort}`;
-  const exporterConfig = join(workDir, 'exporter.yml');
-  writeFileSync(
-    exporterConfig,
-    toYaml({
-      listen_address: `127.0.0.1:${exporterPort}`,
-      log_level: 'warn',
-      http: { timeout: '2s', retries: 0 },
-      qstash: [
-        {
-          name: ACCOUNT,
-          url: sim().url,
-          token: DEMO_QSTASH_TOKEN,
-          schedule: '* * * * * *',
-          events_interval: '1s',
-          sources: ['qstash_logs', 'qstash_deliveries'],
-        },
-      ],
-    }),
-  );
-  await stack.startReady(
-    'exporter',
-    process.execPath,
-    [main, '--config', exporterConfig],
-    `${exporterUrl}/readyz`,
-  );
+  const exporterUrl = await startExporter(stack, main, {
+    qstash: [
+      {
+        name: ACCOUNT,
+        url: sim().url,
+        token: DEMO_QSTASH_TOKEN,
+        schedule: '* * * * * *',
+        events_interval: '1s',
+        sources: ['qstash_logs', 'qstash_deliveries'],
+      },
+    ],
+  });
 
   const alertmanager = await startAlertmanager(stack);
   alertmanagerAlerts = alertmanager.alerts;
@@ -141,8 +119,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await procs?.stopAll();
   await simulator?.stop();
-  if (workDir && process.env.KEEP_STACK_DIR !== '1') rmSync(workDir, { recursive: true, force: true });
-  else if (workDir) console.error(`stack files kept in ${workDir}`);
+  procs?.removeWorkDir();
 });
 
 /** The recorded ratio of the billing destination now, or undefined while there is none. */
