@@ -395,7 +395,7 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     // cases wanted none (a FAILED delivery fires UpstashQStashDeliveriesFailed). A delivery error and a
     // failure, a finished run and one in progress, an audit event, all from now on.
     const now = Date.now();
-    sim().setQstashLogs([
+    const logs: Record<string, unknown>[] = [
       {
         time: now,
         messageId: 'stack-1',
@@ -404,7 +404,8 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
         responseStatus: 500,
       },
       { time: now, messageId: 'stack-2', state: 'FAILED', url: 'https://api.example.com/a', queueName: 'q' },
-    ]);
+    ];
+    sim().setQstashLogs(logs);
     sim().setWorkflowRuns([
       {
         id: 'wfr_stack_done',
@@ -439,6 +440,15 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
       await waitFor(`${name} in the real server`, 30_000, async () =>
         (await real.query(`${name}{job="upstash"}`)).length > 0 ? true : undefined,
       );
+    // The error ratio is of attempts per second: a second error, once the first was scraped, gives the
+    // destination a rate above 0 (a series new in the window counts at its value only after 5 minutes).
+    logs.push({ ...logs[0]!, time: Date.now(), messageId: 'stack-3' });
+    sim().setQstashLogs(logs);
+    await waitFor('the delivery error ratio in the real server', 30_000, async () =>
+      (await real.query('account_destination:upstash_qstash_delivery_error_ratio:rate5m')).length > 0
+        ? true
+        : undefined,
+    );
     // A rate needs two samples of the new counters in its window.
     await sleep(3000);
     const empty: string[] = [];
