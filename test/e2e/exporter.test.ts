@@ -89,6 +89,8 @@ qstash:
     token: \${TEST_QSTASH_TOKEN}
     schedule: "0 0 0 1 1 *"
     events_interval: 24h
+    # Every source, qstash_deliveries too (polled only when listed).
+    sources: [flow_control, url_groups, queues, schedules, global_parallelism, dlq, workflow_dlq, qstash_logs, qstash_deliveries, workflow_runs]
 management:
   - name: main
     url: ${sim.url}

@@ -220,6 +220,21 @@ describe('whole numbers', () => {
   });
 });
 
+describe('whole numbers, the audit log', () => {
+  it('audit_logs: a fractional timestamp is floored: its second is the watermark, counted once', async () => {
+    const { sim, poll } = await setUp();
+    const events = entry();
+    const second = Math.floor(Date.now() / 1000) - 2;
+    sim.setAuditLog([
+      { log_id: 'half', timestamp: second + 0.5, action_string: 'Delete Database', source: 'CONSOLE' },
+    ]);
+    const first = await poll(auditLogs, events);
+    expect(total(first, AUDIT)).toBe(1);
+    expect(total(first, 'upstash_audit_log_watermark_timestamp_seconds', 'all')).toBe(second);
+    expect(total(await poll(auditLogs, events), AUDIT)).toBe(1);
+  });
+});
+
 describe('whole numbers, QStash', () => {
   it('qstash_logs: a fractional time is floored (the page is not refused), fromDate whole', async () => {
     const { sim, poll } = await setUp();
