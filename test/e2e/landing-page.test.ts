@@ -120,6 +120,20 @@ describe('the landing page of the demo', () => {
     expect(page).toContain('<span class="ok">Ready</span>');
   });
 
+  it('says a destination above the delivery error ratio on the qstash_deliveries unit', async () => {
+    // The orders destination fails about 12 % of its attempts; a poll of qstash_deliveries (every 10 s)
+    // says it once it has a previous poll's errors to compare with, so the page is read until it does.
+    const said = /\d+ destinations? failed more than 5 % of (its|their) delivery attempts/;
+    const deadline = Date.now() + 120_000;
+    let now = page;
+    while (!said.test(now) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      now = await (await fetch(`${exporter.url}/?refresh=0`)).text();
+    }
+    const row = now.split('<tr ').find((r) => r.includes('data-text="qstash_deliveries')) ?? '';
+    expect(row).toMatch(said);
+  }, 150_000);
+
   it('shows no secret: no token, key, e-mail, URL, query or IP', () => {
     for (const secret of [DEMO_QSTASH_TOKEN, DEMO_API_KEY, DEMO_EMAIL, DEMO_DLQ_SECRET, DEMO_DLQ_CALLER_IP])
       expect(page).not.toContain(secret);
