@@ -56,7 +56,8 @@ LABEL org.opencontainers.image.title="upstash-exporter" \
 #   threshold rises with each large buffer any thread frees, and the arenas keep what is freed in their
 #   middle resident: a 1,000-database account held ~30-40 MB less after flat-out scrapes and at its peak
 #   with it. The cost: one client pulling bodies back to back saw its p99 at 2-3x that of a bare server
-#   in the default environment (1.4x or less without the tuning); 16 clients' throughput was not lower.
+#   in the default environment on a loaded machine (1.4x on a quiet one; 1.25x without the tuning);
+#   16 clients' throughput was not lower.
 # - MALLOC_ARENA_MAX=1: one arena for every thread (the poll worker, V8's garbage-collection helpers)
 #   instead of one each, each keeping its own high-water: a few MB less again.
 ENV NODE_ENV=production \
