@@ -1,7 +1,7 @@
 /**
  * The moment the simulated account's event logs open: the first time any of them (QStash's log,
  * Workflow's runs, the audit log) is read. At that moment the logs gain their opening events: one
- * delivery error and one delivery failure, the finish of two runs begun when the simulator started (one
+ * delivery error and one delivery failure, one delivery, the finish of two runs begun when the simulator started (one
  * succeeds; one fails, its failure function run), and one audit event.
  *
  * Why at the first read, not at the simulator's start: an exporter counts the events from the moment

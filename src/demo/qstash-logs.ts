@@ -176,11 +176,17 @@ export class QstashLogs implements Endpoint {
         .map((body) => ({ at: Number(body.time), body }))
         .filter(({ at }) => at >= from && at <= to);
     const out: Timed[] = [];
-    // The opening (opening.ts): one message of the billing destination errs and fails for good.
+    // The opening (opening.ts): one message of the billing destination errs and fails for good, and
+    // another is delivered.
     const opened = this.#ctx.opening.at();
-    if (opened !== undefined && opened >= from && opened <= to)
+    if (opened !== undefined && opened >= from && opened <= to) {
       for (const state of ['ERROR', 'FAILED'])
         out.push({ at: opened, body: logEvent(opened, 'msg_demo_opening', state, OPENING_DESTINATION) });
+      out.push({
+        at: opened,
+        body: logEvent(opened, 'msg_demo_opening_delivered', 'DELIVERED', OPENING_DESTINATION),
+      });
+    }
     const seed = this.#ctx.seed;
     for (let slot = Math.floor(from / SLOT_MS); slot * SLOT_MS <= to; slot++) {
       DEMO_DESTINATIONS.forEach((destination, d) => {

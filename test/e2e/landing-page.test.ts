@@ -29,7 +29,9 @@ const WAIT_LIMIT_MS = FAILS_AFTER_MS + 120_000;
 const FROM_THE_START = [
   'upstash_qstash_delivery_errors_total',
   'upstash_qstash_deliveries_failed_total',
+  'upstash_qstash_deliveries_total',
   'upstash_workflow_runs_finished_total',
+  'upstash_workflow_failure_callbacks_total',
   'upstash_workflow_run_duration_seconds_count',
   'upstash_audit_events_total',
 ];
