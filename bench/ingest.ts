@@ -121,6 +121,7 @@ export async function ingestLogWindow(bodies: readonly Buffer[]): Promise<number
     settle: 30_000,
     now: 1_800_000_000_000,
     maxKept: 100 * 100,
+    timedIdentity: true,
   });
   const { documented } = QSTASH_LOGS;
   for (const body of bodies) {

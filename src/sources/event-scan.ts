@@ -3,7 +3,7 @@ import type { Sample } from '../metrics/sample.js';
 import { scanEvents, type EventList } from '../upstash/event-paths.js';
 import type { PagerTarget } from '../upstash/pager.js';
 import type { SourceName } from '../vocabulary.js';
-import { EventScan, startState, type CountedEvent, type ScanResult } from './event-rule.js';
+import { EventScan, startState, type CountedEvent, type KeyBudget, type ScanResult } from './event-rule.js';
 import { scanSamples, type ScanMetrics } from './event-samples.js';
 import { ScanWarnings } from './event-warnings.js';
 import type { PollRequest, SourceResult } from './source.js';
@@ -31,6 +31,12 @@ export interface ScanOptions {
   readonly buckets?: readonly number[];
   /** New label sets this state may hold (limits.max_event_series when absent). */
   readonly maxSeries?: number;
+  /** Whether an identity is one event only at one time (EventRuleOptions.timedIdentity). */
+  readonly timedIdentity?: boolean;
+  /** The budget of the first label shared with the other states or family of a ratio. */
+  readonly keys?: KeyBudget;
+  /** How far below the window the source reads (ms; EventRuleOptions.pendingWindow). */
+  readonly pendingWindowMs?: number;
 }
 
 /** A (source, state)'s scan once finished. */
@@ -42,10 +48,11 @@ export interface StateScan {
 
 /** One poll of an event source: its scans, one per state, and what they say together. */
 export class EventPoll {
-  /** Entry fields rejected by any read of this poll, `time` for an event dated in the future. */
+  /** Entry fields rejected by any read of this poll, `time` for an event whose time is not a time. */
   readonly rejected = new Set<string>();
-  /** Label values not exported: events counted under "other", and the source's own cuts. */
+  /** Label values not exported: what the cap folded (once a poll each), and the source's own cuts. */
   truncated = 0;
+  readonly #folded = new Set<string>();
   readonly #request: PollRequest;
   readonly #source: SourceName;
   readonly #metrics: ScanMetrics;
@@ -104,12 +111,20 @@ export class EventPoll {
       settle: inUnit(limits.eventSettle),
       now: inUnit(Date.now()),
       maxKept: limits.maxEventPages * options.pageSize,
+      ...(options.timedIdentity !== undefined && { timedIdentity: options.timedIdentity }),
+      ...(options.keys !== undefined && { keys: options.keys }),
+      ...(options.pendingWindowMs !== undefined && { pendingWindow: inUnit(options.pendingWindowMs) }),
     });
     const reachedEnd = await read(scan.from, (entries) => scan.read(count(entries)));
     const result = scan.finish(reachedEnd);
-    if (result.future > 0) this.rejected.add('time');
+    if (result.future + result.implausible > 0) this.rejected.add('time');
     events.states.set(key, result.state);
-    this.truncated += result.truncated;
+    // A destination folded in two states of one poll is one label value cut, said once.
+    for (const folded of result.folded)
+      if (!this.#folded.has(folded)) {
+        this.#folded.add(folded);
+        this.truncated++;
+      }
     this.#said.add(state, result);
     this.#scans.push(...scanSamples(this.#metrics, account.name, state, result.state, perSecond));
     return { result, first: before === undefined };

@@ -4,9 +4,12 @@ import { counted } from './source.js';
 
 // What the event sources say of a poll on the landing page (PollResult.warnings; docs/metrics.md,
 // Event counters), besides what the poller says of every source (rejected fields, label values cut):
-// the scans the page cap stopped and the events they left uncounted, the events dated in the future,
-// and the events counted under "other". Counts, caps and the states as sent upstream only: never a
+// the scans the page cap stopped and the events they left uncounted, the events dated in the future or
+// with a time that is no time, and the events counted under "other". Counts, caps and the states as sent upstream only: never a
 // destination, workflow, action, actor or the refused time itself.
+
+/** What an event refused for a time that is no time had instead (docs/metrics.md, Event counters). */
+const IMPLAUSIBLE = 'with a time before 2015, negative or not a number';
 
 /** The warnings of one poll's scans, gathered state by state. */
 export class ScanWarnings {
@@ -14,6 +17,7 @@ export class ScanWarnings {
   #unreadSeconds = 0;
   #other = 0;
   #future = 0;
+  #implausible = 0;
 
   /** Takes the outcome of one (source, state)'s scan. */
   add(state: string, result: ScanResult): void {
@@ -23,6 +27,7 @@ export class ScanWarnings {
     }
     this.#other += result.truncated;
     this.#future += result.future;
+    this.#implausible += result.implausible;
   }
 
   /**
@@ -39,6 +44,8 @@ export class ScanWarnings {
       warnings.push(
         `${counted(this.#future, 'event')} dated more than ${FUTURE_HORIZON_SECONDS / 60} minutes ahead of the exporter's clock not counted`,
       );
+    if (this.#implausible > 0)
+      warnings.push(`${counted(this.#implausible, 'event')} ${IMPLAUSIBLE} not counted`);
     if (this.#other > 0)
       warnings.push(
         `${counted(this.#other, 'event')} counted under "other": max_event_series (${counted(limits.maxEventSeries, 'label set')}) reached`,
@@ -47,13 +54,23 @@ export class ScanWarnings {
   }
 
   /**
-   * The poll's log line of the events dated ahead, refused: at every poll that refuses one, with
-   * their count only (docs/operations.md, Logs).
+   * The poll's log lines of the events refused for their time (dated ahead; no time): at every poll
+   * that refuses one, with their count only (docs/operations.md, Logs).
    */
   logs(): PollLog[] {
-    if (this.#future === 0) return [];
-    const msg = `events dated more than ${FUTURE_HORIZON_SECONDS / 60} minutes ahead of the exporter's clock refused: not counted`;
-    return [{ level: 'warn', msg, count: this.#future, field: 'time' }];
+    const logs: PollLog[] = [];
+    if (this.#future > 0) {
+      const msg = `events dated more than ${FUTURE_HORIZON_SECONDS / 60} minutes ahead of the exporter's clock refused: not counted`;
+      logs.push({ level: 'warn', msg, count: this.#future, field: 'time' });
+    }
+    if (this.#implausible > 0)
+      logs.push({
+        level: 'warn',
+        msg: `events ${IMPLAUSIBLE} refused: not counted`,
+        count: this.#implausible,
+        field: 'time',
+      });
+    return logs;
   }
 }
 

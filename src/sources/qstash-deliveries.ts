@@ -1,10 +1,10 @@
 import { counter } from '../metrics/catalogue.js';
 import { DELIVERED, LOG_PAGE_SIZE, QSTASH_DELIVERIES } from '../upstash/qstash-logs.js';
-import type { EventSeries, EventState } from './event-rule.js';
+import { startState, type EventSeries, type EventState } from './event-rule.js';
 import { counterSamples } from './event-samples.js';
 import { EventPoll } from './event-scan.js';
 import type { EventEntry } from './event-store.js';
-import { countedLogEvents, DESTINATION_LABELS, LOG_CAP, LOG_SCAN } from './qstash-logs.js';
+import { countedLogEvents, destinationBudget, DESTINATION_LABELS, LOG_CAP, LOG_SCAN } from './qstash-logs.js';
 import { counted, polled, type SourceKind } from './source.js';
 
 const NAME = 'qstash_deliveries';
@@ -71,12 +71,7 @@ function destinationsFailing(
 /** The ERROR totals by destination seen at `now`, in the shape of an event state. */
 function seenState(totals: ReadonlyMap<string, number>, now: number): EventState {
   return {
-    watermark: now,
-    since: now,
-    atWatermark: [],
-    settled: [],
-    unreadSeconds: 0,
-    complete: true,
+    ...startState(now),
     series: [...totals].map(([destination, count]) => ({
       labels: [destination],
       count,
@@ -102,7 +97,13 @@ export const qstashDeliveries: SourceKind<'qstash_deliveries'> = {
     const before = byDestination(events.states.get(`${NAME}/${DELIVERED}`)?.series ?? []);
     const { result } = await poll.scan(
       DELIVERED,
-      { perSecond: 1000, ordered: true, pageSize: LOG_PAGE_SIZE },
+      {
+        perSecond: 1000,
+        ordered: true,
+        pageSize: LOG_PAGE_SIZE,
+        timedIdentity: true,
+        keys: destinationBudget(events, request.limits.maxEventSeries),
+      },
       poll.pages(QSTASH_DELIVERIES, (from) => ({ state: DELIVERED, fromDate: from })),
       countedLogEvents(DELIVERED),
     );

@@ -8,7 +8,8 @@ import {
   type LogEvent,
   type LogState,
 } from '../upstash/qstash-logs.js';
-import type { CountedEvent } from './event-rule.js';
+import { KeyBudget, type CountedEvent } from './event-rule.js';
+import type { EventEntry } from './event-store.js';
 import { counterSamples, scanMetrics } from './event-samples.js';
 import { EventPoll } from './event-scan.js';
 import { sincePoll } from './event-warnings.js';
@@ -42,11 +43,10 @@ const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string
 
 /**
  * A log event of `state` as the event rule counts it. Its identity is `messageId` + `time` + `state`
- * (docs/metrics.md, Event counters), held as the message alone: the rule compares identities only
- * among the events of one instant (event-rule.ts), and a scan reads one state; the time and state
- * were the same in every identity compared, and turning 10,000 times into text cost as much as
+ * (docs/metrics.md, Event counters): held as the message, the rule told that the time is part of it
+ * (`timedIdentity`), and a scan reads one state; turning 10,000 times into text cost as much as
  * reading the events (BENCHMARKS.md, "The event window, read by hand"). Names and IDs are kept as
- * label keys (a long one as its head and hash): a poll holds its label sets and the identities at W,
+ * label keys (a long one as its head and hash): a poll holds its label sets and the identities kept,
  * not the 80,000-character names a page may carry.
  */
 export function countedLogEvent(event: LogEvent, state: string): CountedEvent {
@@ -74,6 +74,21 @@ export function countedLogEvents(state: string): (events: readonly LogEvent[]) =
     events.filter((e) => e.state === undefined || e.state === state).map((e) => countedLogEvent(e, state));
 }
 
+/** The states whose label sets share one budget of destinations: errors, failures and deliveries. */
+const DESTINATION_STATES = ['qstash_logs/ERROR', 'qstash_logs/FAILED', 'qstash_deliveries/DELIVERED'];
+
+/**
+ * The one budget of destinations of an entry's QStash log counters (docs/metrics.md, Event
+ * counters): a destination is under its name in the errors, the failures and the deliveries, or
+ * `other` in all, so that the error ratio of a destination is never cut apart.
+ */
+export function destinationBudget(events: EventEntry, maxSeries: number): KeyBudget {
+  return new KeyBudget(
+    maxSeries,
+    DESTINATION_STATES.map((key) => events.states.get(key)?.series ?? []),
+  );
+}
+
 /**
  * QStash's delivery errors and failures by destination (docs/metrics.md, Delivery errors and workflow runs): per state, the log
  * events from W − settle on (`fromDate`, newest first, `count=100` a page, at most max_event_pages
@@ -87,17 +102,13 @@ export const qstashLogs: SourceKind<'qstash_logs'> = {
     const poll = new EventPoll(request, NAME, LOG_SCAN);
     const samples: Sample[] = [];
     const failed: string[] = [];
+    const keys = destinationBudget(request.events, request.limits.maxEventSeries);
     for (const state of LOG_STATES) {
       const { result, first } = await poll.scan(
         state,
-        { perSecond: 1000, ordered: true, pageSize: LOG_PAGE_SIZE },
+        { perSecond: 1000, ordered: true, pageSize: LOG_PAGE_SIZE, timedIdentity: true, keys },
         poll.pages(QSTASH_LOGS, (from) => ({ state, fromDate: from })),
-        // An event of another state than asked for (an upstream that ignored the filter) is not this
-        // state's: it is neither counted nor moves W.
-        (events) =>
-          events
-            .filter((e) => e.state === undefined || e.state === state)
-            .map((e) => countedLogEvent(e, state)),
+        countedLogEvents(state),
       );
       // Messages that exhausted their retries are lost work: said; a failed attempt is retried.
       if (state === 'FAILED' && result.counted > 0)

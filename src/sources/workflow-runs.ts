@@ -9,7 +9,7 @@ import {
   type FinishedRunState,
   type WorkflowRun,
 } from '../upstash/workflow-runs.js';
-import type { CountedEvent, EventSeries } from './event-rule.js';
+import { KeyBudget, type CountedEvent, type EventSeries } from './event-rule.js';
 import { counterSamples, histogramSamples, scanMetrics } from './event-samples.js';
 import { EventPoll } from './event-scan.js';
 import { sincePoll } from './event-warnings.js';
@@ -40,7 +40,7 @@ const DURATION = histogram(
 );
 const CALLBACKS = counter(
   'upstash_workflow_failure_callbacks_total',
-  `Failed workflow runs counted in upstash_workflow_runs_finished_total, by workflow and what became of their failure function (state: failureFunction.state as Upstash spells it, e.g. CALLBACK_FAIL; "none" when the run has none, "unknown" when its state is not given); label sets beyond limits.max_event_series counted under workflow and state "other". ${POLLED}`,
+  `Failed workflow runs counted in upstash_workflow_runs_finished_total, by workflow and what became of their failure function (state: failureFunction.state as Upstash spells it, e.g. CALLBACK_FAIL; "none" when the run has none, "unknown" when its state is not given), each once its state is final, or under CALLBACK_INPROGRESS once it leaves workflow_lookback unfinished; workflows beyond limits.max_event_series counted under workflow "other", the state kept. ${POLLED}`,
 );
 const IN_PROGRESS = gauge(
   'upstash_workflow_runs_in_progress',
@@ -58,11 +58,14 @@ function failureLabel(state: string | undefined): string {
   return state === '' ? 'unknown' : labelKey(state);
 }
 
+/** The failure function's state while its callback is delivered and retried: not final yet. */
+const IN_PROGRESS_CALLBACK = 'CALLBACK_INPROGRESS';
+
 /**
  * A finished run of `state` as the event rule counts it: keyed on completion (a whole ms: a fraction
  * would make every later `fromDate` one, which upstream refuses), identified by ID and creation. A
- * failed run is counted under its workflow and its failure function's state, so that both counters
- * count it once, on the same identities.
+ * failed run's failure function is its outcome, counted once it is final (any state but
+ * CALLBACK_INPROGRESS: docs/metrics.md, Event counters), on the same identities as the run.
  */
 function countedRun(
   run: WorkflowRun & { readonly workflowRunCompletedAt: number },
@@ -73,35 +76,20 @@ function countedRun(
     time: Math.floor(run.workflowRunCompletedAt),
     // As label keys: a long ID or URL is held as its head and hash (qstash-logs.ts says why).
     identity: labelKey(`${run.workflowRunId}@${run.workflowRunCreatedAt}`),
-    labels: state === 'RUN_FAILED' ? [workflow, failureLabel(run.failureFunctionState)] : [workflow],
+    labels: [workflow],
     value: Math.max(0, run.workflowRunCompletedAt - run.workflowRunCreatedAt) / 1000,
+    ...(state === 'RUN_FAILED' && {
+      outcome: {
+        labels: [failureLabel(run.failureFunctionState)],
+        final: run.failureFunctionState !== IN_PROGRESS_CALLBACK,
+      },
+    }),
   };
 }
 
 /** The failed runs counted under a failure function that failed (`CALLBACK_FAIL`), every workflow. */
-function failedCallbacks(series: readonly EventSeries[]): number {
-  return series.filter((s) => s.labels[1] === 'CALLBACK_FAIL').reduce((sum, s) => sum + s.count, 0);
-}
-
-/** The series of a state by workflow alone: a failed run's are by workflow and failure state. */
-function byWorkflow(series: readonly EventSeries[]): EventSeries[] {
-  const merged = new Map<string, EventSeries>();
-  for (const s of series) {
-    const workflow = s.labels[0] ?? '';
-    const kept = merged.get(workflow);
-    merged.set(
-      workflow,
-      kept === undefined
-        ? { ...s, labels: [workflow] }
-        : {
-            labels: [workflow],
-            count: kept.count + s.count,
-            sum: kept.sum + s.sum,
-            buckets: kept.buckets.map((n, at) => n + (s.buckets[at] ?? 0)),
-          },
-    );
-  }
-  return [...merged.values()];
+function failedCallbacks(outcomes: readonly EventSeries[]): number {
+  return outcomes.filter((s) => s.labels[1] === 'CALLBACK_FAIL').reduce((sum, s) => sum + s.count, 0);
 }
 
 /**
@@ -123,14 +111,13 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
     const poll = new EventPoll(request, NAME, SCAN);
     const samples: Sample[] = [];
     const failed: string[] = [];
+    // One metric, three states: one budget of workflows, a workflow under its name in all or none.
+    const keys = new KeyBudget(
+      limits.maxEventSeries,
+      FINISHED_RUN_STATES.map((s) => events.states.get(`${NAME}/${s}`)?.series ?? []),
+    );
     for (const state of FINISHED_RUN_STATES) {
-      // One metric, three states: the label sets the other two hold count against this one's cap.
-      const others = FINISHED_RUN_STATES.filter((s) => s !== state)
-        .map(
-          (s) => events.states.get(`${NAME}/${s}`)?.series.filter((x) => x.labels[0] !== 'other').length ?? 0,
-        )
-        .reduce((a, b) => a + b, 0);
-      const callbacksBefore = failedCallbacks(events.states.get(`${NAME}/${state}`)?.series ?? []);
+      const callbacksBefore = failedCallbacks(events.states.get(`${NAME}/${state}`)?.outcomes ?? []);
       const { result, first } = await poll.scan(
         state,
         {
@@ -138,7 +125,8 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
           ordered: false,
           pageSize: RUN_PAGE_SIZE,
           buckets: DURATION_BUCKETS,
-          maxSeries: Math.max(0, limits.maxEventSeries - others),
+          keys,
+          pendingWindowMs: lookback,
         },
         poll.pages(WORKFLOW_RUNS, (from) => ({ state, fromDate: Math.max(0, from - lookback) })),
         (runs) =>
@@ -155,19 +143,21 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
         failed.push(sincePoll(`${counted(result.counted, 'workflow run')} failed`, first));
       // The last line of defence failed: said with its count (docs/operations.md, The landing page).
       const callbackFails =
-        state === 'RUN_FAILED' ? failedCallbacks(result.state.series) - callbacksBefore : 0;
+        state === 'RUN_FAILED' ? failedCallbacks(result.state.outcomes) - callbacksBefore : 0;
       if (callbackFails > 0)
         failed.push(
           sincePoll(`${counted(callbackFails, 'failed workflow run')} whose failure function failed`, first),
         );
       const outcome: [string, string][] = [['state', OUTCOME[state]]];
-      const series = byWorkflow(result.state.series);
+      const { series } = result.state;
       samples.push(...counterSamples(FINISHED, account.name, ['workflow'], series, outcome));
       samples.push(
         ...histogramSamples(DURATION, DURATION_BUCKETS, account.name, ['workflow'], series, outcome),
       );
       if (state === 'RUN_FAILED')
-        samples.push(...counterSamples(CALLBACKS, account.name, ['workflow', 'state'], result.state.series));
+        samples.push(
+          ...counterSamples(CALLBACKS, account.name, ['workflow', 'state'], result.state.outcomes),
+        );
     }
     // The runs in progress now: no fromDate, every page up to the cap, counted afresh each poll.
     const running = new Map<string, { count: number; oldest: number }>();

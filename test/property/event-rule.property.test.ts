@@ -12,7 +12,9 @@ import { EventScan, startState, type EventState } from '../../src/sources/event-
 // reported unread, or it became visible more than the settle window late; no future event was
 // counted; no published counter ever went down; the identities kept are the window's only.
 
-const START = 1_000_000;
+/** A time the rule takes as one (not before 2015, docs/metrics.md, Event counters), in ms. */
+const E = Date.UTC(2026, 0, 1);
+const START = E;
 /** The settle window of the model (ms): late events up to twice it arrive. */
 const SETTLE = 40;
 /** Dated this far after the clock, an event is refused (more than the 5 minutes allowed). */
@@ -110,7 +112,8 @@ function run(mode: Mode, actions: readonly Action[], pageSize: number): void {
     const result = scan.finish(reachedEnd);
     // A capped poll may leave events at exactly its oldest time unread: the span is closed.
     if (!result.state.complete) {
-      spans.push([state.watermark, state.watermark + result.unreadSeconds * 1000]);
+      const from = Math.max(state.watermark, state.unreadUntil);
+      spans.push([from, from + result.unreadSeconds * 1000]);
       capped++;
     }
     expect(result.state.unreadSeconds).toBeCloseTo(state.unreadSeconds + result.unreadSeconds, 6);
@@ -119,7 +122,7 @@ function run(mode: Mode, actions: readonly Action[], pageSize: number): void {
     for (const series of result.state.series) expect(series.count).toBe(1);
     // W never passes the clock's horizon, and only the window's identities are kept.
     expect(result.state.watermark).toBeLessThanOrEqual(clock + FUTURE_MS);
-    for (const kept of result.state.settled)
+    for (const kept of result.state.kept)
       expect(kept.time).toBeGreaterThanOrEqual(result.state.watermark - SETTLE);
     total = next;
     state = result.state;
@@ -190,12 +193,12 @@ describe('the event rule', () => {
     });
 
   test('a capped ordered poll says the span below its oldest event; the next one reads on from the newest', () => {
-    const state = startState(1000);
+    const state = startState(E + 1000);
     const scan = new EventScan(state, { perSecond: 1000, maxSeries: 10, ordered: true });
     scan.read([
-      { time: 9000, identity: 'a', labels: ['x'] },
-      { time: 9000, identity: 'b', labels: ['x'] },
-      { time: 7000, identity: 'c', labels: ['y'] },
+      { time: E + 9000, identity: 'a', labels: ['x'] },
+      { time: E + 9000, identity: 'b', labels: ['x'] },
+      { time: E + 7000, identity: 'c', labels: ['y'] },
     ]);
     const { state: next, unreadSeconds, counted } = scan.finish(false);
     expect({ unreadSeconds, counted, complete: next.complete }).toEqual({
@@ -203,53 +206,55 @@ describe('the event rule', () => {
       counted: 3,
       complete: false,
     });
-    expect(next.watermark).toBe(9000);
-    expect(next.atWatermark).toEqual(['a', 'b']);
+    expect(next.watermark).toBe(E + 9000);
+    expect(next.kept.map((k) => k.identity)).toEqual(['a', 'b']);
     const again = new EventScan(next, { perSecond: 1000, maxSeries: 10, ordered: true });
     again.read([
-      { time: 9000, identity: 'd', labels: ['x'] },
-      { time: 9000, identity: 'a', labels: ['x'] },
+      { time: E + 9000, identity: 'd', labels: ['x'] },
+      { time: E + 9000, identity: 'a', labels: ['x'] },
     ]);
     const after = again.finish(true).state;
     expect(after.series).toEqual([
       { labels: ['x'], count: 3, sum: 0, buckets: [] },
       { labels: ['y'], count: 1, sum: 0, buckets: [] },
     ]);
-    expect(after.atWatermark).toEqual(['a', 'b', 'd']);
+    expect(after.kept.map((k) => k.identity)).toEqual(['a', 'b', 'd']);
     expect(after.unreadSeconds).toBe(6);
   });
 
   test('late events revealed poll after poll: the identities kept stay bounded, none counted twice', () => {
     const options = { perSecond: 1000, maxSeries: 1e9, ordered: true, settle: 30_000, maxKept: 5 };
-    let state = startState(0);
+    let state = startState(E);
     const seen: { time: number; identity: string; labels: string[] }[] = [];
     let counted = 0;
     // Each poll, three more events within the window below W become visible, beside those before.
     for (let poll = 0; poll < 6; poll++) {
       for (let k = 0; k < 3; k++) {
-        const time = 100_000 - poll * 100 - k;
+        const time = E + 100_000 - poll * 100 - k;
         seen.push({ time, identity: `p${poll}k${k}`, labels: [`p${poll}k${k}`] });
       }
       const scan = new EventScan(state, options);
       // Newest first, as the log is read; the newest event (W) first of all.
-      const page = [{ time: 100_000, identity: 'w', labels: ['w'] }, ...seen].sort((x, y) => y.time - x.time);
+      const page = [{ time: E + 100_000, identity: 'w', labels: ['w'] }, ...seen].sort(
+        (x, y) => y.time - x.time,
+      );
       scan.read(page.filter((e) => e.time >= scan.from));
       const result = scan.finish(true);
       counted += result.counted;
       state = result.state;
-      expect(state.settled.length + state.atWatermark.length).toBeLessThanOrEqual(5);
+      expect(state.kept.length).toBeLessThanOrEqual(5);
       for (const series of state.series) expect(series.count).toBe(1);
     }
     // What was dropped is not counted again: since rose to the oldest identity kept.
     expect(counted).toBe(state.series.length);
-    expect(state.since).toBeGreaterThan(100_000 - 30_000);
+    expect(state.since).toBeGreaterThan(E + 100_000 - 30_000);
   });
 
   test('label sets beyond the cap are counted under the all-other set, each event as truncated', () => {
     const scan = new EventScan(startState(0), { perSecond: 1, maxSeries: 2, ordered: true });
     scan.read(
       ['a', 'b', 'c', 'a', 'd'].map((url, at) => ({
-        time: 10 - at,
+        time: E / 1000 + 10 - at,
         identity: String(at),
         labels: [url, '500'],
       })),
@@ -271,14 +276,14 @@ describe('the event rule', () => {
       buckets: [1, 5],
     });
     scan.read(
-      [0.5, 3, 9].map((value, at) => ({ time: 100 + at, identity: String(at), labels: ['w'], value })),
+      [0.5, 3, 9].map((value, at) => ({ time: E + 100 + at, identity: String(at), labels: ['w'], value })),
     );
     expect(scan.finish(true).state.series).toEqual([{ labels: ['w'], count: 3, sum: 12.5, buckets: [1, 1] }]);
   });
 
   test('the unit of time is the caller’s: seconds for the audit log', () => {
-    const scan = new EventScan(startState(100), { perSecond: 1, maxSeries: 5, ordered: true });
-    scan.read([{ time: 160, identity: 'x', labels: [] }]);
+    const scan = new EventScan(startState(E / 1000 + 100), { perSecond: 1, maxSeries: 5, ordered: true });
+    scan.read([{ time: E / 1000 + 160, identity: 'x', labels: [] }]);
     expect(scan.finish(false).unreadSeconds).toBe(60);
   });
 });

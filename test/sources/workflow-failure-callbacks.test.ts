@@ -116,16 +116,24 @@ describe('workflow_runs: failure callbacks', () => {
     expect(JSON.stringify(first.samples)).not.toContain('cb.example.com');
 
     // Read again (the settle window, a reload of the same page): nothing is counted twice; a new
-    // failed run is.
+    // failed run is, at once as a run, and as a failure callback once its state is final.
     served.push(run('r8', 'RUN_FAILED', START + 8000, { state: 'CALLBACK_INPROGRESS' }));
     const second = await poll(baseUrl, events);
-    expect(series(second, 'upstash_workflow_failure_callbacks_total')).toEqual({
-      ...expected,
-      [`account=eu,workflow=${WORKFLOW},state=CALLBACK_INPROGRESS`]: 1,
-    });
+    expect(series(second, 'upstash_workflow_failure_callbacks_total')).toEqual(expected);
     expect(
       series(second, 'upstash_workflow_runs_finished_total')[`account=eu,workflow=${WORKFLOW},state=failed`],
     ).toBe(7);
+    served[served.length - 1] = run('r8', 'RUN_FAILED', START + 8000, { state: 'CALLBACK_FAIL' });
+    for (let n = 0; n < 3; n++) {
+      const final = await poll(baseUrl, events);
+      expect(series(final, 'upstash_workflow_failure_callbacks_total')).toEqual({
+        ...expected,
+        [`account=eu,workflow=${WORKFLOW},state=CALLBACK_FAIL`]: 3,
+      });
+      expect(
+        series(final, 'upstash_workflow_runs_finished_total')[`account=eu,workflow=${WORKFLOW},state=failed`],
+      ).toBe(7);
+    }
   });
 
   it('says on the landing page how many failed runs had their failure function fail, counts only', async () => {
