@@ -3,6 +3,7 @@ import { sample } from '../metrics/sample.js';
 import { fetchAuditLogs, type AuditEvent } from '../upstash/audit-logs.js';
 import { counterSamples, scanMetrics } from './event-samples.js';
 import { EventPoll } from './event-scan.js';
+import { timeBounds, timeVerdict } from './event-time.js';
 import { polled, type SourceKind } from './source.js';
 
 const NAME = 'audit_logs';
@@ -21,10 +22,16 @@ const SCAN = scanMetrics(NAME, 'audit_log', 'audit log', 'body');
 /** Identities of the settle window kept per `max_event_pages` (the log is unpaged: a page of 100). */
 const AUDIT_KEPT_PER_PAGE = 100;
 
-/** The time of the newest of the audit log's events, history included; undefined when it is empty. */
+/**
+ * The time of the newest of the audit log's events, history included, of those whose time is a time
+ * (docs/metrics.md, Event counters); undefined when there is none.
+ */
 function newestOf(events: readonly AuditEvent[]): number | undefined {
+  const bounds = timeBounds(1, Math.floor(Date.now() / 1000));
   let newest: number | undefined;
-  for (const event of events) if (newest === undefined || event.time > newest) newest = event.time;
+  for (const event of events)
+    if (timeVerdict(event.time, bounds) === 'ok' && (newest === undefined || event.time > newest))
+      newest = event.time;
   return newest;
 }
 

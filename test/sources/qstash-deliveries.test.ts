@@ -248,4 +248,36 @@ describe('qstash_deliveries', () => {
     expect((await poll(qstashDeliveries, deliveries)).warnings).toEqual([]);
     expect([...deliveries.states.keys()]).toEqual(['qstash_deliveries/DELIVERED']);
   });
+
+  it('one budget of destinations: a destination is under its name in errors and deliveries, or other in both', async () => {
+    const { sim, poll } = await setUp();
+    const store = new EventStore({ now: () => START });
+    sim.setQstashLogs([
+      event(START + 4000, 'm4', 'ERROR', 'b.example.com', { responseStatus: 500 }),
+      event(START + 3000, 'm3', 'ERROR', 'a.example.com', { responseStatus: 500 }),
+      event(START + 2000, 'm2', 'DELIVERED', 'a.example.com'),
+      event(START + 1000, 'm1', 'DELIVERED', 'b.example.com'),
+    ]);
+    // Errors first: b (the newest) takes the one place; the deliveries then fold a, keep b.
+    const logs = await poll(qstashLogs, store.of('eu', 'qstash_logs'), { maxEventSeries: 1 });
+    const deliveries = await poll(qstashDeliveries, store.of('eu', 'qstash_deliveries'), {
+      maxEventSeries: 1,
+    });
+    const destinations = (result: SourceResult, name: string) =>
+      result.samples
+        .filter((x) => x.metric.name === name)
+        .map((x) => x.labels.find(([k]) => k === 'destination')?.[1])
+        .sort();
+    expect(destinations(logs, 'upstash_qstash_delivery_errors_total')).toEqual([
+      'https://b.example.com',
+      'other',
+    ]);
+    expect(destinations(deliveries, 'upstash_qstash_deliveries_total')).toEqual([
+      'https://b.example.com',
+      'other',
+    ]);
+    // One destination folded, said once by each poll that folded it.
+    expect(logs.labelValuesDropped).toBe(1);
+    expect(deliveries.labelValuesDropped).toBe(1);
+  });
 });

@@ -166,6 +166,22 @@ describe('workflow_runs: failure callbacks', () => {
     expect(JSON.stringify(last.warnings)).not.toContain('example.com');
   });
 
+  it('a run listed again with a later completion time is the run already counted', async () => {
+    const first = run('r1', 'RUN_FAILED', START + 1000, { state: 'CALLBACK_FAIL' });
+    let served = [first];
+    const baseUrl = await fake(() => served);
+    const events = new EventStore({ now: () => START }).of('eu', 'workflow_runs');
+    await poll(baseUrl, events);
+    served = [{ ...first, workflowRunCompletedAt: START + 1700 }];
+    const again = await poll(baseUrl, events);
+    const once = { [`account=eu,workflow=${WORKFLOW},state=failed`]: 1 };
+    expect(series(again, 'upstash_workflow_runs_finished_total')).toEqual(once);
+    expect(series(again, 'upstash_workflow_run_duration_seconds')).toEqual(once);
+    expect(series(again, 'upstash_workflow_failure_callbacks_total')).toEqual({
+      [`account=eu,workflow=${WORKFLOW},state=CALLBACK_FAIL`]: 1,
+    });
+  });
+
   it('names a failure function of the wrong type as rejected and counts its run under none', async () => {
     const baseUrl = await fake(() => [run('r1', 'RUN_FAILED', START + 1000, 42)]);
     const result = await poll(baseUrl, new EventStore({ now: () => START }).of('eu', 'workflow_runs'));
