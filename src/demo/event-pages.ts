@@ -64,6 +64,18 @@ export function shown(items: readonly Timed[], dating: EventDating, now: number)
     .filter((item, at) => at % Math.max(1, every) !== 0 || item.at + ms <= now);
 }
 
+/** A unit a time can be written in besides milliseconds. */
+export type TimeUnit = 's' | 'us' | 'ns';
+
+/**
+ * Unix ms `ms` written in `unit`: the fault of an upstream that dates an event in another unit, while
+ * it orders and filters the event by its true time (seconds floored).
+ */
+export function inUnit(ms: number, unit: TimeUnit): number {
+  if (unit === 's') return Math.floor(ms / 1000);
+  return unit === 'us' ? ms * 1000 : ms * 1_000_000;
+}
+
 /** Whether a `fromDate` or `toDate` was sent that is no whole number: Upstash types them int64 (400). */
 export function badTimeParam(query: URLSearchParams | undefined): boolean {
   for (const name of ['fromDate', 'toDate']) {

@@ -1,6 +1,15 @@
 import { jsonAnswer, type Answer } from './answer.js';
 import { defineEndpoint, type Endpoint, type EndpointContext } from './endpoint.js';
-import { badTimeParam, eventPage, shown, timeParam, type EventDating, type Timed } from './event-pages.js';
+import {
+  badTimeParam,
+  eventPage,
+  inUnit,
+  shown,
+  timeParam,
+  type EventDating,
+  type Timed,
+  type TimeUnit,
+} from './event-pages.js';
 import { noise } from './noise.js';
 import type { RouteParams } from './paths.js';
 
@@ -123,6 +132,8 @@ export class QstashLogs implements Endpoint {
   readonly #listField: 'logs' | 'events';
   #override: readonly Record<string, unknown>[] | null = null;
   #dating: EventDating = 'visible';
+  /** The events (by messageId) whose `time` is written in another unit (a fault the tests turn on). */
+  #units: ReadonlyMap<string, TimeUnit> = new Map();
   /** Per destination (its index), the spans in which it fails, oldest first; the last may be open. */
   readonly #failing = new Map<number, FailingSpan[]>();
 
@@ -163,6 +174,14 @@ export class QstashLogs implements Endpoint {
   /** Whether events dated after the clock are served (a fault: event-pages.ts, EventDating). */
   setDating(dating: EventDating): void {
     this.#dating = dating;
+  }
+
+  /**
+   * From now on, write the `time` of the events with these messageIds in another unit, each still
+   * ordered and filtered by its true time; `null` writes every time in milliseconds again.
+   */
+  setTimeUnits(units: Readonly<Record<string, TimeUnit>> | null): void {
+    this.#units = new Map(Object.entries(units ?? {}));
   }
 
   /**
@@ -235,7 +254,20 @@ export class QstashLogs implements Endpoint {
     const events = shown(this.eventsBetween(from, to, kept), this.#dating, now).filter(
       (e) => state === undefined || e.body.state === state,
     );
-    return eventPage(events, query, this.#listField, MAX_COUNT);
+    return eventPage(
+      events.map((event) => this.#written(event)),
+      query,
+      this.#listField,
+      MAX_COUNT,
+    );
+  }
+
+  /** The event as served: its `time` in the unit the fault says, if any. */
+  #written(event: Timed): Timed {
+    const unit = this.#units.get(String(event.body.messageId));
+    return unit === undefined
+      ? event
+      : { at: event.at, body: { ...event.body, time: inUnit(event.at, unit) } };
   }
 }
 

@@ -22,7 +22,7 @@ import type { Endpoints, Route } from './routes.js';
 import { SimulatorServer } from './server.js';
 import type { UrlGroup, UrlGroupsOptions } from './url-groups.js';
 import type { DemoRun, FromDateReading } from './workflow-runs.js';
-import type { EventDating } from './event-pages.js';
+import type { EventDating, TimeUnit } from './event-pages.js';
 
 export { CHURN_PERIOD_MS } from './endpoint.js';
 export type { Fault } from './faults.js';
@@ -50,7 +50,7 @@ export type { DlqBehaviour } from './dlq.js';
 export { DEMO_DESTINATIONS, DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET } from './qstash-logs.js';
 export { DEMO_STUCK_WORKFLOW, DEMO_WORKFLOWS, STUCK_RUN_AGE_MS } from './workflow-runs.js';
 export type { DemoRun, FromDateReading } from './workflow-runs.js';
-export type { EventDating } from './event-pages.js';
+export type { EventDating, TimeUnit } from './event-pages.js';
 export { DEMO_GLOBAL_PARALLELISM_MAX } from './global-parallelism.js';
 export type { GlobalParallelismBody } from './global-parallelism.js';
 export { DEMO_QSTASH_INSTANCES } from './qstash-instances.js';
@@ -164,6 +164,12 @@ export interface Simulator {
   setDestinationFailing(url: string, share: number | null): void;
   /** Serve these workflow runs on both paths instead of generated ones; `null` restores. */
   setWorkflowRuns(runs: readonly DemoRun[] | null): void;
+  /**
+   * Write the `time` of these QStash log events (by messageId) in another unit, seconds instead of
+   * milliseconds say, on both paths, each still ordered and filtered by its true time (the fault of an
+   * upstream dating one event in another unit); `null` ends it.
+   */
+  setEventTimeUnits(units: Readonly<Record<string, TimeUnit>> | null): void;
   /** Which time `fromDate` filters workflow runs on (undocumented, so both are simulated). */
   setWorkflowFromDate(reading: FromDateReading): void;
   /**
@@ -288,6 +294,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         endpoints.workflow_events,
       ])
         endpoint.setDating(dating);
+    },
+    setEventTimeUnits: (units) => {
+      endpoints.qstash_logs.setTimeUnits(units);
+      endpoints.qstash_events.setTimeUnits(units);
     },
     setWorkflowFromDate: (reading) => {
       endpoints.workflow_logs.setFromDateReading(reading);

@@ -59,6 +59,8 @@ async function execute(state: UnitState, deadline: number, env: PollerEnv): Prom
     if (state.unit === unit) polled.onRecorded?.();
   } catch (error) {
     recordFailure(state, error, env.now() - started, env);
+  } finally {
+    state.outlet?.metrics.pollEnded(state.labels);
   }
 }
 

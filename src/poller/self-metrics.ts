@@ -21,6 +21,8 @@ export interface SelfMetrics {
   /** Creates a source's counters at zero, so `increase()` sees its first failure. */
   declareSource(labels: UnitLabels): void;
   pollStarted(labels: UnitLabels): void;
+  /** A poll ended, however (its outcome is recorded apart): only heard, nothing counted. */
+  pollEnded(labels: UnitLabels): void;
   pollSucceeded(labels: UnitLabels, durationSeconds: number, atSeconds: number): void;
   pollFailed(labels: UnitLabels, reason: FailureReason, durationSeconds: number): void;
   pollSkipped(labels: UnitLabels): void;
@@ -43,10 +45,13 @@ export interface SelfMetrics {
 
 /**
  * Creates the counts, continuing from `from` (what a dead worker last published, its counters
- * included: they never go back to 0), or from nothing; `onPollStarted` hears each unit's key
- * ({@link healthKey}) as its poll starts.
+ * included: they never go back to 0), or from nothing; `onPoll` hears each unit's key
+ * ({@link healthKey}) as its poll starts (`running` true) and as it ends (false).
  */
-export function createSelfMetrics(from?: HealthState, onPollStarted?: (key: string) => void): SelfMetrics {
+export function createSelfMetrics(
+  from?: HealthState,
+  onPoll?: (key: string, running: boolean) => void,
+): SelfMetrics {
   const units = new Map<string, HealthRecord>(
     [...(from?.units ?? [])].map(([key, record]) => [key, copy(record)]),
   );
@@ -80,7 +85,10 @@ export function createSelfMetrics(from?: HealthState, onPollStarted?: (key: stri
     pollStarted(labels) {
       const health = unit(labels);
       health.polls = (health.polls ?? 0) + 1;
-      onPollStarted?.(healthKey(labels));
+      onPoll?.(healthKey(labels), true);
+    },
+    pollEnded(labels) {
+      onPoll?.(healthKey(labels), false);
     },
     pollSucceeded(labels, durationSeconds, atSeconds) {
       const health = unit(labels);

@@ -16,8 +16,8 @@ export interface PollingOptions {
   readonly version: string;
   /** What a dead worker last published, for a restarted one to continue from. */
   readonly carried?: Carried;
-  /** Hears each unit's health key as its poll starts (told to the serving thread at once). */
-  readonly onPollStarted?: (key: string) => void;
+  /** Hears each unit's health key as its poll starts and as it ends (told to the serving thread at once). */
+  readonly onPoll?: (key: string, running: boolean) => void;
 }
 
 /** The polling side of the exporter, built from one Config: what the poll worker runs. */
@@ -42,7 +42,7 @@ export interface Polling {
  */
 export function createPolling(config: Config, options: PollingOptions): Polling {
   const { logger, carried } = options;
-  const metrics = createSelfMetrics(carried?.health, options.onPollStarted);
+  const metrics = createSelfMetrics(carried?.health, options.onPoll);
   const series = new DataSeries(DATA_METRICS);
   series.adopt(carried?.held ?? []);
   const plan = new PollPlan({

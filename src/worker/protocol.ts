@@ -129,6 +129,8 @@ export type FromWorker =
    * death before that publication is blamed on it (docs/metrics.md, The exporter itself).
    */
   | { readonly type: 'polling'; readonly unit: string }
+  /** That poll ended (its outcome goes with the next publication): a death after it is not its. */
+  | { readonly type: 'polled'; readonly unit: string }
   | Reply;
 
 /** Every buffer of a publication, to be transferred (moved, not copied) with it. */

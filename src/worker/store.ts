@@ -29,8 +29,8 @@ const RESTARTS = '\u0001restarts';
  * What the poll workers published, on the serving thread: the one owner of what /metrics, /readyz
  * and the landing page say of the polls. The data section is each unit's bytes as handed over; the
  * health section is rendered here from the records handed over (counts, small), so that it outlives
- * a worker: a death is counted on it (`worker_died` for each poll in flight or started since the
- * last publication, `upstash_exporter_poll_worker_restarts_total`), and a restarted worker is handed
+ * a worker: a death is counted on it (`worker_died` for each poll running at the death, as the last
+ * publication and the worker's word since say, `upstash_exporter_poll_worker_restarts_total`), and a restarted worker is handed
  * it back to continue from ({@link carried}). Nothing here is lost when a worker dies.
  */
 export class PollStore {
@@ -48,8 +48,11 @@ export class PollStore {
   /** Ready once, ready through a restart: the restarted worker's first polls do not make it unready. */
   #wasReady = false;
   #restarts = 0;
-  /** The units (health keys) whose poll started after the last publication, which does not say so. */
-  readonly #startedSince = new Set<string>();
+  /**
+   * The units (health keys) whose poll started or ended after the last publication, which does not
+   * say so: the starts it did not count, and whether the last poll still runs.
+   */
+  readonly #since = new Map<string, { starts: number; running: boolean }>();
 
   readonly data: Section = {
     version: () => this.#data.version,
@@ -80,38 +83,52 @@ export class PollStore {
     this.#rows = undefined;
     if (publication.known !== undefined) this.#known = publication.known;
     if (publication.events !== undefined) this.#events = publication.events;
-    this.#startedSince.clear();
+    this.#since.clear();
   }
 
   /** The worker says a unit's poll started (its health key); the next publication says the rest. */
   pollStarted(key: string): void {
-    this.#startedSince.add(key);
+    const since = this.#since.get(key);
+    if (since === undefined) this.#since.set(key, { starts: 1, running: true });
+    else Object.assign(since, { starts: since.starts + 1, running: true });
+  }
+
+  /** The worker says a unit's poll ended (its health key): a death from now on is not that poll's. */
+  pollEnded(key: string): void {
+    const since = this.#since.get(key);
+    if (since === undefined) this.#since.set(key, { starts: 0, running: false });
+    else since.running = false;
   }
 
   /**
-   * The worker died: each unit whose poll was in flight at the last publication, or started after it
-   * (its result, if any, was not published), counts a failed poll (`worker_died`, so that `upstash_up`
-   * is 0 and the failure alerts fire; docs/metrics.md, The exporter itself), a start the publication
-   * did not count is counted, and so is the death. Everything else stays as it was: values, health
-   * series, counters, last successes.
+   * The worker died: each unit whose poll was running at the death (in flight at the last
+   * publication or started after it, and not ended since) counts a failed poll (`worker_died`, so
+   * that `upstash_up` is 0 and the failure alerts fire; docs/metrics.md, The exporter itself), once;
+   * a poll that ended is never blamed. The starts the publication did not count are counted, and so
+   * is the death. Everything else stays as it was: values, health series, counters, last successes.
    */
   workerDied(): void {
     this.#restarts++;
     const changed: UnitChange[] = [{ id: RESTARTS, unit: renderUnit(restartSamples(this.#restarts)) }];
     this.#rows = this.status().map((row) => {
       const key = healthKey(row.labels);
-      const started = this.#startedSince.has(key);
-      if (!row.running && !started) return row;
+      const since = this.#since.get(key);
+      const running = since?.running ?? row.running;
+      const starts = since?.starts ?? 0;
+      if (!running && starts === 0) return row.running ? { ...row, running: false } : row;
       const record = this.#records.get(key);
       if (record !== undefined) {
-        record.up = 0;
-        if (started) record.polls = (record.polls ?? 0) + 1;
-        record.failures.set('worker_died', (record.failures.get('worker_died') ?? 0) + 1);
+        record.polls = (record.polls ?? 0) + starts;
+        if (running) {
+          record.up = 0;
+          record.failures.set('worker_died', (record.failures.get('worker_died') ?? 0) + 1);
+        }
         changed.push({ id: key, unit: renderUnit(unitSamples(record)) });
       }
+      if (!running) return { ...row, running: false };
       return { ...row, running: false, outcome: 'worker_died', error: 'worker_died' };
     });
-    this.#startedSince.clear();
+    this.#since.clear();
     this.#status = undefined;
     this.#health.apply(changed);
   }

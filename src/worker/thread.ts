@@ -268,6 +268,9 @@ export class PollThread implements PolledSections, SectionsMoved {
       case 'polling':
         this.#store.pollStarted(message.unit);
         return;
+      case 'polled':
+        this.#store.pollEnded(message.unit);
+        return;
       default: {
         const pending = this.#pending.get(message.id);
         this.#pending.delete(message.id);

@@ -32,7 +32,7 @@ const polling = createPolling(config, {
   logger,
   version: init.version,
   ...(init.carried !== undefined && { carried: init.carried }),
-  onPollStarted: (unit) => post({ type: 'polling', unit }),
+  onPoll: (unit, running) => post(running ? { type: 'polling', unit } : { type: 'polled', unit }),
 });
 
 /** Hands over what moved since the last publication; the first is always made (it says we run). */

@@ -48,6 +48,37 @@ describe('the simulated QStash log and workflow runs', () => {
     expect(sdk.body.logs).toBeUndefined();
   });
 
+  it('writes the time of the events it is told in another unit, each ordered and filtered by its true time', async () => {
+    sim = await startSimulator({ frozen: true, now: () => NOW });
+    const event = (time: number, messageId: string) => ({
+      time,
+      messageId,
+      state: 'ERROR',
+      url: 'https://a.example',
+    });
+    sim.setQstashLogs([
+      event(NOW - 3_000, 'old'),
+      event(NOW - 2_500, 'sec'),
+      event(NOW - 2_000, 'micro'),
+      event(NOW - 1_000, 'new'),
+    ]);
+    sim.setEventTimeUnits({ sec: 's', micro: 'us' });
+    const page = async (from: number) =>
+      (
+        (await get(`/v2/logs?state=ERROR&fromDate=${from}`)).body.logs as {
+          time: number;
+          messageId: string;
+        }[]
+      ).map((e) => [e.messageId, e.time]);
+    expect(await page(NOW - 2_600)).toEqual([
+      ['new', NOW - 1_000],
+      ['micro', (NOW - 2_000) * 1000],
+      ['sec', Math.floor((NOW - 2_500) / 1000)],
+    ]);
+    sim.setEventTimeUnits(null);
+    expect(await page(NOW - 2_600)).toContainEqual(['sec', NOW - 2_500]);
+  });
+
   it('serves runs in run mode only, 10 a page, the stuck one in progress', async () => {
     sim = await startSimulator({ frozen: true, now: () => NOW });
     expect((await get('/v2/workflows/logs?state=RUN_SUCCESS')).status).toBe(400);

@@ -258,6 +258,29 @@ describe('teams and QStash egress IPs', () => {
     expect(valueOf(samples, 'upstash_qstash_egress_ip_ranges', { account: 'main' })).toBe(2);
     expect(valueOf(samples, 'upstash_qstash_egress_ip_range_info', { cidr: '2001:db8::/32' })).toBe(1);
   });
+
+  test('one range, one spelling: every spelling of a range is one cidr series, in canonical text', async () => {
+    const h = await harness({ managementSources: ['qstash_egress_ips'] });
+    await until(h, 'egress polled', (s) => up(s, 'qstash_egress_ips') === 1);
+    const cidrs = (s: ParsedSample[]) =>
+      s
+        .filter((sample) => sample.name === 'upstash_qstash_egress_ip_range_info')
+        .map((sample) => sample.labels.cidr)
+        .sort();
+    // Two ranges, each in several spellings Upstash could send; and a change of spelling alone.
+    h.sim.setEgressRanges(['2001:DB8::/32', '2001:0db8::/32', '0:0:0:0:0:0:0:1/128', '::1/128']);
+    let samples = await until(h, 'the spelled list', (s) => !cidrs(s).includes(DEMO_EGRESS_RANGES[0]));
+    expect(cidrs(samples)).toEqual(['2001:db8::/32', '::1/128']);
+    expect(valueOf(samples, 'upstash_qstash_egress_ip_ranges', { account: 'main' })).toBe(2);
+    h.sim.setEgressRanges([
+      '2001:db8:0:0:1::1/128',
+      '2001:0DB8:0000:0000:0001:0000:0000:0001/128',
+      '::FFFF:10.0.0.1/128',
+    ]);
+    samples = await until(h, 'the respelled list', (s) => !cidrs(s).includes('::1/128'));
+    expect(cidrs(samples)).toEqual(['2001:db8::1:0:0:1/128', '::ffff:10.0.0.1/128']);
+    expect(valueOf(samples, 'upstash_qstash_egress_ip_ranges', { account: 'main' })).toBe(2);
+  });
 });
 
 describe('personal data', () => {

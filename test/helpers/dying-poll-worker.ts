@@ -1,5 +1,5 @@
 import { existsSync, rmSync } from 'node:fs';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type Transferable } from 'node:worker_threads';
 
 // The real poll worker with a death injected, for the tests of what a death does
 // (test/worker/thread): POLL_WORKER_DEATH is `exit` (process.exit(7) inside the worker), `throw` (an
@@ -10,8 +10,12 @@ import { parentPort } from 'node:worker_threads';
 // the worker loads, so before it publishes anything; `exit-on-reload`: process.exit(7) as soon as a
 // reload reaches it, so that the reload is pending at the death. A worker copies the environment when
 // it is created, so a test that clears the variable gets a healthy worker at the restart.
+// `after-poll`: once the file POLL_WORKER_DEATH_WHEN names exists, an uncaught error just after the
+// next poll of the source POLL_WORKER_DEATH_SOURCE succeeds (its `poll succeeded` line, so at level
+// debug), after everything the worker says of that poll and before its next publication.
 const death = process.env.POLL_WORKER_DEATH;
 if (death === 'exit-at-start') process.exit(7);
+if (death === 'after-poll') dieAfterPoll(process.env.POLL_WORKER_DEATH_SOURCE ?? '');
 await import('../../src/worker/worker.js');
 
 const afterMs = Number(process.env.POLL_WORKER_DEATH_AFTER_MS ?? 1500);
@@ -46,4 +50,26 @@ if (death === 'exit-on-reload') {
   parentPort?.on('message', (message: { type: string }) => {
     if (message.type === 'reload') process.exit(7);
   });
+}
+
+/**
+ * Wraps the worker's port: the `poll succeeded` line of `source` posted while the file exists (removed
+ * then) queues the death as a microtask, which runs once the poll's own code has run to its end.
+ */
+function dieAfterPoll(source: string): void {
+  const port = parentPort;
+  const file = process.env.POLL_WORKER_DEATH_WHEN;
+  if (port === null || file === undefined) return;
+  const post = port.postMessage.bind(port);
+  port.postMessage = (message: unknown, transfer?: readonly Transferable[]) => {
+    post(message, transfer);
+    const { type, line } = message as { type?: string; line?: string };
+    if (type !== 'log' || line === undefined || !existsSync(file)) return;
+    const logged = JSON.parse(line) as { msg?: string; source?: string };
+    if (logged.msg !== 'poll succeeded' || logged.source !== source) return;
+    rmSync(file, { force: true });
+    queueMicrotask(() => {
+      throw new Error('injected fault: the poll worker dies just after a poll ended');
+    });
+  };
 }

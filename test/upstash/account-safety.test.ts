@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { fetchAuditLogs, parseAuditLogs, viaOf } from '../../src/upstash/audit-logs.js';
 import { UpstashClient } from '../../src/upstash/client.js';
-import { fetchQstashEgressIps, isCidr, parseQstashEgressIps } from '../../src/upstash/qstash-egress-ips.js';
+import {
+  canonicalCidr,
+  fetchQstashEgressIps,
+  isCidr,
+  parseQstashEgressIps,
+} from '../../src/upstash/qstash-egress-ips.js';
 import { fetchTeamRoles, fetchTeams, parseTeamMembers, parseTeams } from '../../src/upstash/teams.js';
 import { invalidAsync } from '../helpers/invalid.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
@@ -226,6 +231,34 @@ describe('QStash egress IPs', () => {
     // One bad range refuses the list, as a word does.
     for (const bad of ['....', '::::', 'cafe', '10.0.0.1/999', '999.999.999.999/32'])
       await invalidAsync(() => parseQstashEgressIps(['3.125.136.186/32', bad]));
+  });
+
+  test('a range comes back in canonical text: IPv6 as RFC 5952 writes it, the address kept whole', () => {
+    for (const [text, canonical] of [
+      ['3.125.136.186/32', '3.125.136.186/32'],
+      ['10.0.0.1/8', '10.0.0.1/8'],
+      ['2001:DB8::/32', '2001:db8::/32'],
+      ['2001:0db8::/32', '2001:db8::/32'],
+      ['2001:0DB8:0000:0000:0000:0000:0000:0000/32', '2001:db8::/32'],
+      ['0:0:0:0:0:0:0:1/128', '::1/128'],
+      ['0:0:0:0:0:0:0:0/0', '::/0'],
+      ['2001:db8:0:0:1::1/128', '2001:db8::1:0:0:1/128'],
+      ['2001:db8:0:1:1:1:1:1/128', '2001:db8:0:1:1:1:1:1/128'],
+      ['2001:db8::1:1:1:1:1/128', '2001:db8:0:1:1:1:1:1/128'],
+      ['1:0:0:2:0:0:0:3/128', '1:0:0:2::3/128'],
+      ['fe80:0:0:0:0:0:0:0/10', 'fe80::/10'],
+      ['::FFFF:1.2.3.4/128', '::ffff:1.2.3.4/128'],
+      ['0:0:0:0:0:ffff:102:304/96', '::ffff:1.2.3.4/96'],
+      ['::1.2.3.4/128', '::102:304/128'],
+      ['1:2:3:4:5:6:1.2.3.4/128', '1:2:3:4:5:6:102:304/128'],
+    ] as const)
+      expect(canonicalCidr(text), text).toBe(canonical);
+  });
+
+  test('the list says each range once, in its canonical spelling, whatever spellings came', async () => {
+    expect(
+      await parseQstashEgressIps(['2001:DB8::/32', '10.0.0.0/8', '2001:0db8::/32', '2001:db8::/32']),
+    ).toEqual(['2001:db8::/32', '10.0.0.0/8']);
   });
 
   test('GET {url}/v2/qstash/ipv4 with the entry’s credentials (the reference asks none)', async () => {

@@ -99,10 +99,33 @@ meaning with another value).
 {{- end -}}
 
 {{/*
-The exporter container's own mount paths.
+The exporter container's own mount paths, normalised.
 */}}
 {{- define "upstash-exporter.ownMountPaths" -}}
-{{- list "/etc/upstash-exporter/config" .Values.secret.mountPath "/etc/upstash-exporter/web" "/etc/upstash-exporter/tls" "/tmp" | toJson -}}
+{{- $secret := include "upstash-exporter.mountPath" (dict "path" "secret.mountPath" "value" .Values.secret.mountPath) -}}
+{{- list "/etc/upstash-exporter/config" $secret "/etc/upstash-exporter/web" "/etc/upstash-exporter/tls" "/tmp" | toJson -}}
+{{- end -}}
+
+{{/*
+A mount path as the container runtime reads it, so that paths are compared as paths and not as text:
+`//`, `/./`, `/../` and a trailing `/` resolved (`/etc//x/../y/` is `/etc/y`). A relative path is
+refused: a mount point is absolute. Takes (dict path value); renders the path.
+*/}}
+{{- define "upstash-exporter.mountPath" -}}
+{{- $value := toString .value -}}
+{{- if not (isAbs $value) -}}
+{{- fail (printf "%s: %s is a relative path; a mount path is absolute, like /etc/extra" .path $value) -}}
+{{- end -}}
+{{- clean $value -}}
+{{- end -}}
+
+{{/*
+"true" when the normalised mount paths `a` and `b` are one, or one lies inside the other. Takes (dict a b).
+*/}}
+{{- define "upstash-exporter.nested" -}}
+{{- $a := printf "%s/" (trimSuffix "/" .a) -}}
+{{- $b := printf "%s/" (trimSuffix "/" .b) -}}
+{{- if or (hasPrefix $a $b) (hasPrefix $b $a) -}}true{{- end -}}
 {{- end -}}
 
 {{/*
@@ -117,10 +140,10 @@ mounts volumes own) where own is the chart's paths in that container.
 {{- if not (has $mount.name $.volumes) -}}
 {{- fail (printf "%s: no volume is named %s (the API refuses the pod); add it to extraVolumes, or mount one of %s" $at $mount.name (join ", " $.volumes)) -}}
 {{- end -}}
-{{- $path := trimSuffix "/" (toString $mount.mountPath) -}}
+{{- $path := include "upstash-exporter.mountPath" (dict "path" (printf "%s.mountPath" $at) "value" $mount.mountPath) -}}
 {{- range $taken := $paths -}}
 {{- /* Inside one of the chart's mounts: a read-only volume, or the chart's files hidden. */}}
-{{- if or (eq $path $taken) (and (has $taken $.own) (hasPrefix (printf "%s/" $taken) $path)) -}}
+{{- if or (eq $path $taken) (and (has $taken $.own) (hasPrefix (printf "%s/" (trimSuffix "/" $taken)) $path)) -}}
 {{- fail (printf "%s: %s is already mounted at %s in this container (or lies inside it); mount it elsewhere, e.g. under /etc/extra" $at $path $taken) -}}
 {{- end -}}
 {{- end -}}

@@ -214,9 +214,9 @@ Values the API server would refuse, or that would do something other than they s
 {{- end -}}
 {{- /* The Secret's mount may neither repeat the chart's other mounts (the API refuses a duplicate
 mountPath) nor nest with one (a read-only volume cannot take the other's mount point, or hides its files). */}}
-{{- $secretAt := trimSuffix "/" (toString .Values.secret.mountPath) -}}
+{{- $secretAt := include "upstash-exporter.mountPath" (dict "path" "secret.mountPath" "value" .Values.secret.mountPath) -}}
 {{- range $taken := list "/etc/upstash-exporter/config" "/etc/upstash-exporter/web" "/etc/upstash-exporter/tls" "/tmp" -}}
-{{- if or (eq $secretAt $taken) (hasPrefix (printf "%s/" $taken) $secretAt) (hasPrefix (printf "%s/" $secretAt) $taken) -}}
+{{- if include "upstash-exporter.nested" (dict "a" $secretAt "b" $taken) -}}
 {{- fail (printf "secret.mountPath: %s collides with %s, which the chart mounts itself (the API refuses a second mount at one path, and nested mounts hide files); use a directory of its own, like the default /etc/upstash-exporter/secrets, and name its files in token_file and api_key_file" $.Values.secret.mountPath $taken) -}}
 {{- end -}}
 {{- end -}}
