@@ -13,7 +13,7 @@ import {
   type HealthRecord,
   type HealthState,
 } from '../poller/health.js';
-import type { Section } from '../server/scrape-cache.js';
+import type { Section } from '../server/metrics-endpoint.js';
 import type { Listed } from '../sources/source.js';
 import type { UnitStatus } from '../vocabulary.js';
 import type { EntryEvents } from '../sources/event-store.js';

@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { crc32Combine } from '../../src/server/crc32-combine.js';
+import { crc32Combine } from '../../src/server/gzip-member.js';
 
 describe('crc32Combine', () => {
   it('is the CRC-32 of two runs back to back, for empty, small, large and multi-byte runs', () => {
