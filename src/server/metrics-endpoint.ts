@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { renderRegistry, type Format } from '../metrics/exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from '../metrics/family-filter.js';
 import type { Rendered } from '../metrics/section-store.js';
-import { deflateChunk, gzipMember, type DeflatedChunk } from './gzip-member.js';
+import { deflateChunk, gzipMember, ReusedDeflater, type DeflatedChunk } from './gzip-member.js';
 
 // How a scrape of /metrics is answered, in one place (docs/architecture.md, The serving path, walks
 // it step by step). The body is its sections back to back: the data series and the health series the
@@ -178,6 +178,8 @@ export class MetricsEndpoint {
   readonly #deflated = new WeakMap<Buffer, Promise<DeflatedChunk>>();
   readonly #deflateQueue: (() => void)[] = [];
   #deflating = 0;
+  /** Idle zlib streams, each reused chunk after chunk. */
+  readonly #deflaters = Array.from({ length: DEFLATES_IN_FLIGHT }, () => new ReusedDeflater());
   readonly #burst: number;
   #keep: FamilyPredicate;
   #generation = 0;
@@ -285,9 +287,13 @@ export class MetricsEndpoint {
         if (this.#deflating >= DEFLATES_IN_FLIGHT)
           await new Promise<void>((go) => this.#deflateQueue.push(go));
         this.#deflating++;
+        const deflater = this.#deflaters.pop();
         try {
-          return await deflateChunk(chunk);
+          return process.env.SERVE_ONESHOT === '1' || deflater === undefined
+            ? await deflateChunk(chunk)
+            : await deflater.deflate(chunk);
         } finally {
+          if (deflater !== undefined) this.#deflaters.push(deflater);
           this.#deflating--;
           this.#deflateQueue.shift()?.();
         }
