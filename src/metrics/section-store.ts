@@ -16,7 +16,7 @@ export const BLOCK_UNITS = 32;
  * megabytes that a copy would hold twice while it is made, at every poll that changes it
  * (BENCHMARKS.md, Designs tried for each byte held once).
  */
-export const OWN_BUFFER_BYTES = Number(process.env.SERVE_OWN_BYTES ?? 64 * 1024);
+export const OWN_BUFFER_BYTES = 64 * 1024;
 
 /** A unit as held: its lines of each family, and whether they are served from its own buffer. */
 interface Unit {

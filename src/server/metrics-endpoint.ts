@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { renderRegistry, type Format } from '../metrics/exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from '../metrics/family-filter.js';
 import type { Rendered } from '../metrics/section-store.js';
-import { deflateChunk, gzipMember, ReusedDeflater, type DeflatedChunk } from './gzip-member.js';
+import { gzipMember, ReusedDeflater, type DeflatedChunk } from './gzip-member.js';
 
 // How a scrape of /metrics is answered, in one place (docs/architecture.md, The serving path, walks
 // it step by step). The body is its sections back to back: the data series and the health series the
@@ -62,7 +62,7 @@ export const KEEP_WARM_MS = 5_000;
 /** The window over which a body's rebuilds are counted against the burst bound. */
 export const REBUILD_WINDOW_MS = 1_000;
 
-/** Deflate jobs on the thread pool at once: each holds a quarter of a megabyte of zlib state. */
+/** Deflate jobs on the thread pool at once, each on a zlib stream of its own (a quarter of a MB of state). */
 const DEFLATES_IN_FLIGHT = 2;
 
 /**
@@ -176,10 +176,9 @@ export class MetricsEndpoint {
   readonly #bodies = new Map<Format, Body>();
   /** Each chunk deflated, for as long as the chunk lives (a block of lines, a family's header). */
   readonly #deflated = new WeakMap<Buffer, Promise<DeflatedChunk>>();
-  readonly #deflateQueue: (() => void)[] = [];
-  #deflating = 0;
-  /** Idle zlib streams, each reused chunk after chunk. */
+  /** Idle zlib streams, each reused chunk after chunk (their state made once), and who waits for one. */
   readonly #deflaters = Array.from({ length: DEFLATES_IN_FLIGHT }, () => new ReusedDeflater());
+  readonly #waiting: ((deflater: ReusedDeflater) => void)[] = [];
   readonly #burst: number;
   #keep: FamilyPredicate;
   #generation = 0;
@@ -284,18 +283,14 @@ export class MetricsEndpoint {
     let deflated = this.#deflated.get(chunk);
     if (deflated === undefined) {
       deflated = (async () => {
-        if (this.#deflating >= DEFLATES_IN_FLIGHT)
-          await new Promise<void>((go) => this.#deflateQueue.push(go));
-        this.#deflating++;
-        const deflater = this.#deflaters.pop();
+        const deflater =
+          this.#deflaters.pop() ?? (await new Promise<ReusedDeflater>((take) => this.#waiting.push(take)));
         try {
-          return process.env.SERVE_ONESHOT === '1' || deflater === undefined
-            ? await deflateChunk(chunk)
-            : await deflater.deflate(chunk);
+          return await deflater.deflate(chunk);
         } finally {
-          if (deflater !== undefined) this.#deflaters.push(deflater);
-          this.#deflating--;
-          this.#deflateQueue.shift()?.();
+          const next = this.#waiting.shift();
+          if (next === undefined) this.#deflaters.push(deflater);
+          else next(deflater);
         }
       })();
       this.#deflated.set(chunk, deflated);
