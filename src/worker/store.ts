@@ -26,13 +26,12 @@ const BURST_WAITS = '\u0001burst-waits';
 const RESTARTS = '\u0001restarts';
 
 /**
- * What the poll workers published, on the serving thread: what /metrics (its polled sections,
- * server/metrics-endpoint.ts), /readyz and the landing page say of the polls. The data section is
- * each unit's bytes as handed over; the health section is rendered here from the records handed
- * over (counts, small), so that it outlives a worker: a death is counted on it (`worker_died` for
- * each poll in flight or started since the last publication,
- * `upstash_exporter_poll_worker_restarts_total`), and a restarted worker is handed it back to
- * continue from ({@link carried}). Nothing here is lost when a worker dies.
+ * What the poll workers published, on the serving thread: what /metrics, /readyz
+ * and the landing page say of the polls. The data section is each unit's bytes as handed over; the
+ * health section is rendered here from the records handed over (counts, small), so that it outlives
+ * a worker: a death is counted on it (`worker_died` for each poll in flight or started since the
+ * last publication, `upstash_exporter_poll_worker_restarts_total`), and a restarted worker is handed
+ * it back to continue from ({@link carried}). Nothing here is lost when a worker dies.
  */
 export class PollStore {
   // Its families come with the worker's first publication (Publication.catalogue).
