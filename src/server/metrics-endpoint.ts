@@ -274,8 +274,12 @@ export class MetricsEndpoint {
 
   /** The build's gzip member: each chunk deflated once while it lives, stitched in order. */
   async #gzip(built: Built): Promise<readonly Buffer[]> {
-    built.gzip ??= Promise.all(built.plain.map(async (chunk) => this.#deflate(chunk))).then(gzipMember);
-    built.gzip.catch(() => (built.gzip = undefined));
+    if (built.gzip === undefined) {
+      const gzip = Promise.all(built.plain.map(async (chunk) => this.#deflate(chunk))).then(gzipMember);
+      // A failed deflate is not kept: the next scrape deflates again.
+      gzip.catch(() => (built.gzip = undefined));
+      built.gzip = gzip;
+    }
     return built.gzip;
   }
 
