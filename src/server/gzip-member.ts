@@ -8,10 +8,11 @@ import {
 } from 'node:zlib';
 
 // One gzip member stitched from chunks deflated on their own (which chunks are deflated when, and
-// which are kept, is metrics-endpoint.ts; the zlib streams are reused, ReusedDeflater). Each chunk is raw-deflated alone, ending in
-// a sync flush, which leaves the stream byte-aligned and open, so that the chunks can follow each other
-// inside one member; an empty final block, the CRC-32 (chained with crc32Combine, never read again) and
-// the length close it. One member, not concatenated members, so every decoder takes it, curl's included.
+// which are kept, is metrics-endpoint.ts; the zlib streams are reused, ReusedDeflater). Each chunk is
+// raw-deflated alone, ending in a sync flush, which leaves the stream byte-aligned and open, so that
+// the chunks can follow each other inside one member; an empty final block, the CRC-32 (chained with
+// crc32Combine, never read again) and the length close it. One member, not concatenated members, so
+// every decoder takes it, curl's included.
 
 const deflateRaw = promisify(deflateRawCallback);
 
