@@ -48,21 +48,11 @@ LABEL org.opencontainers.image.title="upstash-exporter" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.source="${SOURCE}"
-# glibc's malloc, tuned for a daemon that frees large buffers all the time (BENCHMARKS.md, "The serving
-# path without allocator tuning"); glibc reads both before the program runs, so it cannot set them itself.
-# A trade, not a free win: neither environment meets every goal, and this one holds less memory.
-# - GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384: every allocation of 16 KiB or more (socket reads,
-#   the blocks of lines, zlib's state) gets a mapping of its own, given back when freed. By default the
-#   threshold rises with each large buffer any thread frees, and the arenas keep what is freed in their
-#   middle resident: a 1,000-database account held ~30-40 MB less after flat-out scrapes and at its peak
-#   with it. The cost: one client pulling bodies back to back saw its p99 at 2-3x that of a bare server
-#   in the default environment on a loaded machine (1.4x on a quiet one; 1.25x without the tuning);
-#   16 clients' throughput was not lower.
-# - MALLOC_ARENA_MAX=1: one arena for every thread (the poll worker, V8's garbage-collection helpers)
-#   instead of one each, each keeping its own high-water: a few MB less again.
+# No allocator tuning: the image runs the program as `node dist/main.js` does. glibc's malloc tunables
+# (a fixed mmap threshold, one arena) held less memory but cost more than a tenth of the one-client
+# p99 against a bare server (BENCHMARKS.md, "Designs tried for each byte held once"); an image that
+# needs no tuning was the goal. An operator may still set them (docs/operations.md, Memory).
 ENV NODE_ENV=production \
-    MALLOC_ARENA_MAX=1 \
-    GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 \
     UPSTASH_EXPORTER_HEALTHCHECK_URL=http://127.0.0.1:9645/healthz
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules

@@ -44,7 +44,7 @@ export function renderReport(results: Results): string {
   lines.push(
     `Machine: ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}. Run took ${fixed(results.seconds, 0)} s${results.quick ? ' (quick plan: tiny state, not for conclusions)' : ''}.`,
     '',
-    environmentLine(results.exporterEnv),
+    environmentLine(results.exporterEnv, results.tuned.shipped),
     '',
     renderGoals(results),
     `Large state: ${large.state.flowControlKeys} flow-control keys, ${large.state.urlGroups} URL groups (up to ${large.state.maxEndpoints} endpoints), ${large.state.databases.length} databases with ${large.state.pointsPerSeries} points per series: ${large.series} series, ${kb(large.textBytes)} of text (${kb(large.gzipBytes)} gzipped). First poll of every source done ${fixed(large.firstPollSeconds, 1)} s after the process started.`,
@@ -133,9 +133,12 @@ function eventWindowSection(figure: EventWindowFigure): string {
  * Which environment every exporter process of the run had: each figure of the report is under it, so
  * that a run as the image runs the exporter is never read as one as `node dist/main.js` runs it.
  */
-function environmentLine(env: Readonly<Record<string, string>>): string {
+function environmentLine(env: Readonly<Record<string, string>>, imageTuned: boolean): string {
   const pairs = Object.entries(env).map(([name, value]) => `\`${name}=${value}\``);
+  const image = imageTuned
+    ? 'the image adds `MALLOC_ARENA_MAX` and `GLIBC_TUNABLES`: Dockerfile'
+    : 'and as the image runs it, which adds no allocator tuning: Dockerfile';
   return pairs.length === 0
-    ? "Exporter environment: the bench's own, nothing added: as `node dist/main.js`, `npm start` and the bin run it (the image adds `MALLOC_ARENA_MAX` and `GLIBC_TUNABLES`: Dockerfile)."
+    ? `Exporter environment: the bench's own, nothing added: as \`node dist/main.js\`, \`npm start\` and the bin run it (${image}).`
     : `Exporter environment: ${pairs.join(' ')} added to every exporter process of this run (\`BENCH_EXPORTER_ENV\`); every figure below is under it.`;
 }

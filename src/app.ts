@@ -12,8 +12,7 @@ import { PollThread } from './worker/thread.js';
 import { keepRestartSettings, ReloadQueue } from './reload-queue.js';
 import { listen } from './server/listener.js';
 import { createHandler, type ReloadOutcome } from './server/routes.js';
-import { keepWarm } from './server/keep-warm.js';
-import { createMetricsCache } from './server/metrics-sections.js';
+import { createMetricsEndpoint, keepWarm } from './server/metrics-endpoint.js';
 import { createWebServer } from './server/web-server.js';
 import { WebSettings } from './server/web-settings.js';
 
@@ -69,8 +68,8 @@ export function createApp(config: Config, options: AppOptions): App {
     ...(options.pollWorker !== undefined && { entry: options.pollWorker }),
     ...(options.pollWorkerLimits !== undefined && { resourceLimits: options.pollWorkerLimits }),
   });
-  // Scrapes are answered from one cache; see ExpositionCache for what is rendered when.
-  const scrapeCache = createMetricsCache(polling, registry, familyPredicate(config.metrics));
+  // How a scrape is answered, and when a body is rebuilt: server/metrics-endpoint.ts.
+  const endpoint = createMetricsEndpoint(polling, registry, familyPredicate(config.metrics));
   let running = config;
   let web: WebSettings | undefined;
   let stopWarming: (() => void) | undefined;
@@ -88,7 +87,7 @@ export function createApp(config: Config, options: AppOptions): App {
       web?.reload();
       running = kept;
       logger.level = kept.logLevel;
-      scrapeCache.reconfigure(keep);
+      endpoint.reconfigure(keep);
     });
     logger.info({ sources }, 'configuration reloaded');
   };
@@ -100,7 +99,7 @@ export function createApp(config: Config, options: AppOptions): App {
     async start() {
       web = new WebSettings(config.webConfigFile, logger);
       const handler = createHandler({
-        exposition: async (format, encoding) => scrapeCache.body(format, encoding),
+        exposition: async (format, encoding) => endpoint.body(format, encoding),
         readiness: () => polling.readiness(),
         sources: () => polling.status(),
         version,
@@ -119,7 +118,7 @@ export function createApp(config: Config, options: AppOptions): App {
       const address = await listen(server, config.listenAddress, logger);
       await polled;
       logger.info({ address: `${address.address}:${address.port}`, version, revision }, 'listening');
-      if (!reloads.stopped) stopWarming = keepWarm(scrapeCache, polling);
+      if (!reloads.stopped) stopWarming = keepWarm(endpoint, polling);
       return address;
     },
     async stop() {

@@ -4,8 +4,7 @@ import { problemLines, type ConfigProblem } from '../config/errors.js';
 import type { Format } from '../metrics/exposition.js';
 import { FIXED_PATHS, type FixedRoute } from './fixed-paths.js';
 import { landingPage, landingPageCsp, pageView, type Readiness, type SourceRow } from './landing-page.js';
-import { acceptsGzip, CONTENT_TYPES, negotiateFormat } from './negotiate.js';
-import type { Encoding } from './scrape-cache.js';
+import { acceptsGzip, CONTENT_TYPES, negotiateFormat, type Encoding } from './metrics-endpoint.js';
 
 /** How a reload ended, as `POST /-/reload` answers it. */
 export type ReloadOutcome =

@@ -13,7 +13,7 @@ import {
   type HealthRecord,
   type HealthState,
 } from '../poller/health.js';
-import type { Section } from '../server/scrape-cache.js';
+import type { Section } from '../server/metrics-endpoint.js';
 import type { Listed } from '../sources/source.js';
 import type { UnitStatus } from '../vocabulary.js';
 import type { EntryEvents } from '../sources/event-store.js';
@@ -26,7 +26,7 @@ const BURST_WAITS = '\u0001burst-waits';
 const RESTARTS = '\u0001restarts';
 
 /**
- * What the poll workers published, on the serving thread: the one owner of what /metrics, /readyz
+ * What the poll workers published, on the serving thread: what /metrics, /readyz
  * and the landing page say of the polls. The data section is each unit's bytes as handed over; the
  * health section is rendered here from the records handed over (counts, small), so that it outlives
  * a worker: a death is counted on it (`worker_died` for each poll running at the death, as the last

@@ -4,9 +4,7 @@ import type { Config } from '../config/types.js';
 import { applyHeapFlags } from '../heap-flags.js';
 import { logDestination } from '../logger.js';
 import type { Readiness, SourceRow } from '../server/landing-page.js';
-import type { SectionsMoved } from '../server/keep-warm.js';
-import type { PolledSections } from '../server/metrics-sections.js';
-import type { Section } from '../server/scrape-cache.js';
+import type { PolledSections, Section, SectionsMoved } from '../server/metrics-endpoint.js';
 import {
   toWire,
   type FromWorker,

@@ -3,7 +3,7 @@ import type { Format } from '../../src/metrics/exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from '../../src/metrics/family-filter.js';
 import type { SelfMetrics } from '../../src/poller/self-metrics.js';
 import { PollStore } from '../../src/worker/store.js';
-import type { PolledSections } from '../../src/server/metrics-sections.js';
+import type { PolledSections } from '../../src/server/metrics-endpoint.js';
 
 /**
  * What the serving thread makes of a worker's series and health counts, through the production path:
@@ -46,7 +46,7 @@ export class Served {
     return text(this.store.health.render(format, keep));
   }
 
-  /** The polled sections as the scrape cache reads them; a version read takes what moved first. */
+  /** The polled sections as the metrics endpoint reads them; a version read takes what moved first. */
   sections(): PolledSections {
     const moved = (version: () => number) => () => {
       this.take();

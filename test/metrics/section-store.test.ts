@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { DataSeries } from '../../src/metrics/data-series.js';
-import { BLOCK_UNITS, SectionStore } from '../../src/metrics/section-store.js';
+import { BLOCK_UNITS, OWN_BUFFER_BYTES, SectionStore } from '../../src/metrics/section-store.js';
 import { flowControlSamples } from '../../src/sources/flow-control.js';
 import type { FlowControlKey } from '../../src/upstash/flow-control.js';
 import { DATA_METRICS } from '../../src/sources/kinds.js';
@@ -89,6 +89,34 @@ describe('DataSeries.takeChanges and SectionStore', () => {
     expect(Buffer.concat(store.render('openmetrics')).toString('utf8')).toContain(
       'account="a40",flow_control_key="k"} 2',
     );
+  });
+
+  it('serves a large unit from the buffer it came in, beside the small units joined in its block', () => {
+    const series = new DataSeries(DATA_METRICS);
+    const store = new SectionStore(DATA_METRICS);
+    const keys = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ key: `k${i}`, waitListSize: i }));
+    series.replace('flow_control/a', flowControlSamples('a', keys(1), 10));
+    series.replace('flow_control/b', flowControlSamples('b', keys(2000), 5000));
+    series.replace('flow_control/c', flowControlSamples('c', keys(1), 10));
+    const changes = series.takeChanges();
+    const large = changes.find((change) => change.id === 'flow_control/b')?.unit;
+    expect(large?.bytes.byteLength).toBeGreaterThanOrEqual(OWN_BUFFER_BYTES);
+    store.apply(changes);
+    const chunks = store.render('text');
+    // Per family: the header, a's lines, b's in b's own buffer, c's lines.
+    const own = chunks.filter((chunk) => chunk.buffer === large?.bytes.buffer);
+    expect(own.length).toBeGreaterThan(0);
+    expect(chunks.length).toBe(own.length * 4);
+    const out = Buffer.concat(chunks).toString('utf8');
+    expect(out.indexOf('account="a"')).toBeLessThan(out.indexOf('account="b"'));
+    expect(out.indexOf('account="b",flow_control_key="k1999"')).toBeLessThan(out.indexOf('account="c"'));
+    // A small unit's change re-joins its own lines, never the large unit's.
+    series.replace('flow_control/c', flowControlSamples('c', keys(3), 10));
+    store.apply(series.takeChanges());
+    const after = store.render('openmetrics');
+    expect(after.filter((chunk) => chunk.buffer === large?.bytes.buffer)).toHaveLength(own.length);
+    expect(Buffer.concat(after).toString('utf8')).toContain('account="c",flow_control_key="k2"} 2');
   });
 
   it('holds its lines once after a render: the buffers handed over are let go for the blocks', async () => {

@@ -3,7 +3,7 @@ import { crc32, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { deflateChunk, gzipMember } from '../../src/server/gzip-member.js';
 
-// The stitching alone, without the scrape cache: any chunks (empty ones too), each deflated alone and
+// The stitching alone, without the metrics endpoint: any chunks (empty ones too), each deflated alone and
 // stitched, are one gzip member whose content is every chunk back to back, and whose trailer (CRC-32
 // chained across the chunks, length) the decoder checks.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keptWarm, mustRebuild, recentBuilds, REBUILD_WINDOW_MS } from '../../src/server/body-policy.js';
+import { keptWarm, mustRebuild, recentBuilds, REBUILD_WINDOW_MS } from '../../src/server/metrics-endpoint.js';
 
 const now = 1_700_000_000_000;
 const body = { versions: [1, 2], generation: 3, builds: [now - 1500, now - 400, now - 100] };

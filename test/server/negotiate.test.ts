@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { negotiateFormat } from '../../src/server/negotiate.js';
+import { negotiateFormat } from '../../src/server/metrics-endpoint.js';
 
 describe('negotiateFormat', () => {
   it('serves the text format without an Accept header or for */*', () => {

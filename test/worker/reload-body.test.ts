@@ -4,12 +4,10 @@ import { startSimulator, type Simulator } from '../../src/demo/simulator.js';
 import { createLogger } from '../../src/logger.js';
 import { familyPredicate } from '../../src/metrics/family-filter.js';
 import { PollThread } from '../../src/worker/thread.js';
-import { keepWarm } from '../../src/server/keep-warm.js';
-import { createMetricsCache } from '../../src/server/metrics-sections.js';
-import type { Section } from '../../src/server/scrape-cache.js';
+import { createMetricsEndpoint, keepWarm, type Section } from '../../src/server/metrics-endpoint.js';
 import { API_KEY, EMAIL, eventually, QSTASH_TOKEN, testConfig } from '../helpers/harness.js';
 
-// A reload builds the body once. The poll thread, the scrape cache and its keep-warm wired
+// A reload builds the body once. The poll thread, the metrics endpoint and its keep-warm wired
 // as app.ts wires them, with the real worker; the data section is counted as the cache renders it. A
 // reload's own settings (metrics.deny) apply in the same step as the publication it answers with, so
 // the rebuild that publication starts is the only one: the scrape after it renders nothing again.
@@ -45,7 +43,7 @@ it('a reload that drops a source and changes metrics.deny renders the data secti
       return polling.data.render(format, keep);
     },
   };
-  const cache = createMetricsCache({ data, health: polling.health }, new Registry());
+  const cache = createMetricsEndpoint({ data, health: polling.health }, new Registry());
   await polling.start();
   const stopWarming = keepWarm(cache, polling);
   stops.push(stopWarming);

@@ -13,10 +13,10 @@ describe('the serving thread', () => {
   const { files, packages } = loaded(['main.ts', 'cli.ts']);
   const relative = [...files].map((file) => file.slice(SRC.length + 1)).sort();
 
-  it('loads the server, the scrape cache and the poll thread', () => {
+  it('loads the server, the metrics endpoint and the poll thread', () => {
     // The walk itself works: what the serving thread must load is found.
     expect(relative).toEqual(
-      expect.arrayContaining(['app.ts', 'worker/thread.ts', 'worker/store.ts', 'server/scrape-cache.ts']),
+      expect.arrayContaining(['app.ts', 'worker/thread.ts', 'worker/store.ts', 'server/metrics-endpoint.ts']),
     );
   });
 
