@@ -3,7 +3,7 @@ import { createApp } from './app.js';
 import { ConfigError, problemLines } from './config/errors.js';
 import { loadConfig, loadFlagSettings, type FlagOverrides } from './config/load.js';
 import { summarizeConfig } from './config/summary.js';
-import type { Config } from './config/types.js';
+import { DEFAULTS, type Config } from './config/types.js';
 import type { Simulator } from './demo/simulator.js';
 import { createLogger } from './logger.js';
 import { readWebFiles } from './server/web-settings.js';
@@ -17,8 +17,19 @@ interface Flag {
   /** How --help names its value (none for a switch). */
   readonly value?: string;
   readonly help: readonly string[];
+  /** Its default as --help shows it, read from DEFAULTS (config/types.ts) at the end of its last line. */
+  readonly helpDefault?: (defaults: HelpDefaults) => string | number;
   /** The setting it overrides in the configuration (config/load.ts, FlagOverrides). */
   readonly override?: keyof FlagOverrides;
+}
+
+/** What --help reads of DEFAULTS (config/types.ts): its defaults are never typed twice. */
+export interface HelpDefaults {
+  readonly listenAddress: string;
+  readonly telemetryPath: string;
+  readonly logLevel: string;
+  readonly logFormat: string;
+  readonly sharding: { readonly shard: number; readonly total: number };
 }
 
 /** Every flag, in the order of --help; the parser, the help and the overrides derive from it. */
@@ -34,13 +45,15 @@ const FLAGS = {
   'web.listen-address': {
     type: 'string',
     value: 'HOST:PORT',
-    help: ['where the metrics are served (default ":9645")'],
+    help: ['where the metrics are served'],
+    helpDefault: (d) => d.listenAddress,
     override: 'listenAddress',
   },
   'web.telemetry-path': {
     type: 'string',
     value: 'PATH',
-    help: ['the path of the metrics (default "/metrics")'],
+    help: ['the path of the metrics'],
+    helpDefault: (d) => d.telemetryPath,
     override: 'telemetryPath',
   },
   'web.config.file': {
@@ -77,25 +90,29 @@ const FLAGS = {
   'log.level': {
     type: 'string',
     value: 'LEVEL',
-    help: ['debug, info, warn or error (default "info")'],
+    help: ['debug, info, warn or error'],
+    helpDefault: (d) => d.logLevel,
     override: 'logLevel',
   },
   'log.format': {
     type: 'string',
     value: 'FORMAT',
-    help: ['json (one object per line) or text (for terminals; default "json")'],
+    help: ['json, one object per line, or text, for terminals'],
+    helpDefault: (d) => d.logFormat,
     override: 'logFormat',
   },
   shard: {
     type: 'string',
     value: 'N|auto',
     help: ["this process's shard, 0-based; auto reads it from the host name"],
+    helpDefault: (d) => d.sharding.shard,
     override: 'shard',
   },
   'total-shards': {
     type: 'string',
     value: 'M',
-    help: ['how many shards share the configuration (default 1)'],
+    help: ['how many shards share the configuration'],
+    helpDefault: (d) => d.sharding.total,
     override: 'totalShards',
   },
   demo: { type: 'boolean', help: ['run against an embedded simulator of Upstash; no credentials needed'] },
@@ -137,11 +154,18 @@ function overridesOf(values: FlagValues): Overrides {
 /** The column where --help's descriptions start. */
 const HELP_COLUMN = 35;
 
-function usage(): string {
+/** The text of --help, from the table of flags and `defaults`. */
+export function usage(defaults: HelpDefaults = DEFAULTS): string {
   const lines = Object.entries(FLAGS).flatMap(([name, flag]: [string, Flag]) => {
     const value = flag.value === undefined ? '' : ` ${flag.value}`;
     const head = `  ${flag.short === undefined ? '' : `-${flag.short}, `}--${name}${value}`;
-    return flag.help.map((line, i) => `${(i === 0 ? head : '').padEnd(HELP_COLUMN)}${line}`);
+    const shown = flag.helpDefault?.(defaults);
+    const last = flag.help.length - 1;
+    return flag.help.map((line, i) => {
+      // A text default quoted, as Prometheus' exporters show theirs: (default ":9645").
+      const tail = i < last || shown === undefined ? '' : ` (default ${JSON.stringify(shown)})`;
+      return `${(i === 0 ? head : '').padEnd(HELP_COLUMN)}${line}${tail}`;
+    });
   });
   return `Usage: upstash-exporter [flags]
 

@@ -97,6 +97,43 @@ export function unitLabels(source: string, account: string, kind: UnitKind, id: 
   return labels;
 }
 
+/**
+ * The rows of the table of sources as the layers above read a source polled per ID: its row names a
+ * unit kind (`per`) and the source whose listing discovers the IDs (`listedBy`). Assigning the table
+ * here is the check: a row naming a kind that is not in UNIT_KINDS, or a source that does not exist,
+ * does not compile.
+ */
+const LISTED: Readonly<
+  Record<SourceName, { readonly api: Api; readonly per?: PerIdUnit; readonly listedBy?: SourceName }>
+> = SOURCES;
+
+type PerMap = {
+  readonly [Name in SourceName]: Sources[Name] extends { readonly per: infer Per extends PerIdUnit }
+    ? Per
+    : 'account';
+};
+/** The unit kind source `Name` is polled per, from its row: a per-ID kind, or once per account. */
+export type PerOf<Name extends SourceName> = PerMap[Name];
+
+type ListsMap = {
+  readonly [Listing in SourceName]: {
+    readonly [Name in SourceName]: Sources[Name] extends {
+      readonly listedBy: Listing;
+      readonly per: infer Per;
+    }
+      ? Per
+      : never;
+  }[SourceName];
+};
+/** The unit kind whose IDs the listing `Name` discovers: the `per` of the rows it is `listedBy`. */
+export type ListsOf<Name extends SourceName> = ListsMap[Name];
+
+/** For a source polled per ID: which unit kind, and the source whose listing says the IDs. */
+export function listingOf(name: SourceName): { per: PerIdUnit; listedBy: SourceName } | undefined {
+  const { per, listedBy } = LISTED[name];
+  return per === undefined || listedBy === undefined ? undefined : { per, listedBy };
+}
+
 /** What a poll may use: its abort signal and the time by which it should be over. */
 export interface PollContext {
   /** Aborted on shutdown, or when the unit is removed. */

@@ -53,6 +53,20 @@ function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 
 const relative = (file: string): string => file.slice(SRC.length + 1);
 
+/** The folder of src/ a module is in (`config/`), or the module itself for a file at the top of src/. */
+const folderOf = (file: string): string => relative(file).replace(/\/.*$/, '/');
+
+/** The graph of `graph`'s folders: an edge where a module of one imports a module of another. */
+function folders(graph: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const edges = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = edges.get(folderOf(file)) ?? new Set<string>();
+    for (const target of targets) if (folderOf(target) !== folderOf(file)) from.add(folderOf(target));
+    edges.set(folderOf(file), from);
+  }
+  return new Map([...edges].map(([folder, targets]) => [folder, [...targets].sort()]));
+}
+
 describe('the imports of src/', () => {
   test('the walk sees static, type and dynamic imports', () => {
     const kinds = new Set(FILES.flatMap((file) => importsOf(file).map((found) => found.kind)));
@@ -72,6 +86,38 @@ describe('the imports of src/', () => {
 
   test('form no circle, counting type imports and import()', () => {
     expect(circles(GRAPH).map((component) => component.map(relative))).toEqual([]);
+  });
+
+  test('the folder graph finds a circle between folders that no module closes', () => {
+    // config/a.ts → server/b.ts and server/c.ts → config/d.ts: no module reaches itself, the folders do.
+    const [a, b, c, d] = ['config/a.ts', 'server/b.ts', 'server/c.ts', 'config/d.ts'].map((file) =>
+      join(SRC, file),
+    ) as [string, string, string, string];
+    const graph = new Map([
+      [a, [b]],
+      [b, []],
+      [c, [d]],
+      [d, [join(SRC, 'vocabulary.ts')]],
+    ]);
+    expect(circles(graph)).toEqual([]);
+    expect(circles(folders(graph))).toEqual([['config/', 'server/']]);
+  });
+
+  test('form no circle between folders (a file at the top of src/ is a folder of its own)', () => {
+    // A folder is a layer: if config/ reads server/ while server/ reads config/, neither can be
+    // understood, tested or loaded without the other (docs/architecture.md, "Architecture").
+    const crossing = (component: readonly string[]): string[] =>
+      FILES.flatMap((file) =>
+        (GRAPH.get(file) ?? [])
+          .filter(
+            (target) =>
+              folderOf(target) !== folderOf(file) &&
+              component.includes(folderOf(file)) &&
+              component.includes(folderOf(target)),
+          )
+          .map((target) => `${relative(file)} → ${relative(target)}`),
+      );
+    expect(circles(folders(GRAPH)).map(crossing)).toEqual([]);
   });
 
   test('reach the simulator (src/demo/) only from the process entry, under --demo', () => {

@@ -9,9 +9,12 @@ import {
   type Simulator,
 } from '../src/demo/simulator.js';
 import { EventStore } from '../src/sources/event-store.js';
+import { sourceKind } from '../src/sources/kinds.js';
 import { entryGroups, type SourceEntry, type UnitDeps } from '../src/sources/units.js';
 import { UpstashClient } from '../src/upstash/client.js';
+import { SOURCES } from '../src/source-registry.js';
 import {
+  listingOf,
   onOwnSchedule,
   ownScheduleOf,
   ownSchedules,
@@ -121,5 +124,27 @@ describe('the table of sources', () => {
     expect(onOwnSchedule('management', 'audit')).toEqual(['audit_logs', 'teams', 'qstash_egress_ips']);
     expect(ownScheduleOf('teams')).toBe('audit');
     expect(ownScheduleOf('redis_stats')).toBeUndefined();
+  });
+
+  test("names for each source polled per ID a listing of its API that discovers the row's unit kind", () => {
+    const listed = [...SOURCE_NAMES.qstash, ...SOURCE_NAMES.management].flatMap((name) => {
+      const listing = listingOf(name);
+      return listing === undefined ? [] : [[name, listing.listedBy, listing.per]];
+    });
+    expect(listed).toEqual([
+      ['redis_stats', 'databases', 'database'],
+      ['redis_backups', 'databases', 'database'],
+      ['qstash_stats', 'qstash_users', 'qstash_instance'],
+      ['vector_stats', 'vector_indexes', 'vector_index'],
+      ['search_stats', 'search_indexes', 'search_index'],
+    ]);
+    // The kind polls per the row's unit, and the listing's kind discovers it: the poll worker's units
+    // wait for what the row names (docs/architecture.md, "Adding a source / an event source / a route / a limit / a flag").
+    for (const [name, listedBy, per] of listed as [keyof typeof SOURCES, keyof typeof SOURCES, string][]) {
+      expect(sourceKind(name).per, name).toBe(per);
+      expect(sourceKind(listedBy).lists, listedBy).toBe(per);
+      expect(sourceKind(listedBy).per, listedBy).toBe('account');
+      expect(SOURCES[listedBy].api, listedBy).toBe(SOURCES[name].api);
+    }
   });
 });

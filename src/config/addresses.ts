@@ -1,6 +1,6 @@
 // Checks of the addresses in the configuration: where we listen, and where Upstash is.
 
-import { FIXED_PATHS } from '../server/fixed-paths.js';
+import { FIXED_PATHS } from '../fixed-paths.js';
 import type { Config } from './types.js';
 
 /** What a listen address must be: also the message for one that is not text. */

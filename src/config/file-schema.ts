@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { checkListenAddress, LISTEN_ADDRESS_EXPECTED } from './addresses.js';
 import type { Schedule } from './schedule.js';
 import type { Api } from '../upstash/client.js';
-import { LIMITS, ownSchedules, type LimitFileKey, type LimitRow, type OwnSchedule } from '../vocabulary.js';
+import {
+  LIMITS,
+  listingOf,
+  ownSchedules,
+  SOURCE_NAMES,
+  type LimitFileKey,
+  type LimitRow,
+  type OwnSchedule,
+  type PerIdUnit,
+  type SourceName,
+} from '../vocabulary.js';
 import {
   byteSize,
   count,
@@ -29,6 +39,7 @@ import {
   LOG_LEVELS,
   MANAGEMENT_DEFAULT_SOURCES,
   MANAGEMENT_SOURCES,
+  QSTASH_DEFAULT_SOURCES,
   QSTASH_SOURCES,
 } from './types.js';
 
@@ -69,42 +80,61 @@ function entryRules(secretKey: SecretKey) {
   };
 }
 
-/** What the management sources need: stats of databases need their IDs, QStash stats their listing. */
-function managementSourceRules(entry: Record<string, unknown>, ctx: z.RefinementCtx): void {
-  const sources: readonly unknown[] = Array.isArray(entry.sources)
-    ? entry.sources
-    : MANAGEMENT_DEFAULT_SOURCES;
-  if (entry.databases !== undefined) {
-    for (const key of ['include', 'exclude'] as const) {
-      if (entry[key] !== undefined)
+/** How a message names the IDs of each unit kind a listing discovers. */
+const DISCOVERED = {
+  database: 'the databases',
+  qstash_instance: 'the QStash instances',
+  vector_index: 'the Vector indexes',
+  search_index: 'the Search indexes',
+} as const satisfies Record<PerIdUnit, string>;
+
+/** The entry's key that may give the IDs of a unit kind instead of its listing. */
+const GIVEN_IDS: Partial<Record<PerIdUnit, string>> = { database: 'databases' };
+
+/**
+ * What an entry's sources need, from their rows: a source polled per ID needs the listing that
+ * discovers the IDs (`listedBy`), unless the entry gives them (`databases:`); one problem per listing.
+ */
+function listingRules(api: Api) {
+  const all = SOURCE_NAMES[api];
+  const byDefault = api === 'qstash' ? QSTASH_DEFAULT_SOURCES : MANAGEMENT_DEFAULT_SOURCES;
+  return (entry: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    const sources: readonly unknown[] = Array.isArray(entry.sources) ? entry.sources : byDefault;
+    const reported = new Set<SourceName>();
+    for (const name of all) {
+      const listing = listingOf(name);
+      if (listing === undefined || !sources.includes(name)) continue;
+      const { per, listedBy } = listing;
+      if (sources.includes(listedBy) || reported.has(listedBy)) continue;
+      reported.add(listedBy);
+      const key = GIVEN_IDS[per];
+      if (key === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources'],
+          message: `lists ${name} without ${listedBy}, which tells it ${DISCOVERED[per]} to poll`,
+        });
+      } else if (entry[key] === undefined) {
         ctx.addIssue({
           code: 'custom',
           path: [key],
-          message: 'cannot be combined with databases: it filters discovered databases only',
+          message: `is required when the ${listedBy} source is not polled (it discovers ${DISCOVERED[per]})`,
         });
+      }
     }
-  } else if (
-    (sources.includes('redis_stats') || sources.includes('redis_backups')) &&
-    !sources.includes('databases')
-  ) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['databases'],
-      message: 'is required when the databases source is not polled (it discovers the databases)',
-    });
-  }
-  for (const [stats, listing, what] of [
-    ['qstash_stats', 'qstash_users', 'the QStash instances'],
-    ['vector_stats', 'vector_indexes', 'the Vector indexes'],
-    ['search_stats', 'search_indexes', 'the Search indexes'],
-  ] as const) {
-    if (sources.includes(stats) && !sources.includes(listing)) {
+  };
+}
+
+/** A management entry's `databases` list replaces discovery, so the discovery filters cannot join it. */
+function databasesRules(entry: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (entry.databases === undefined) return;
+  for (const key of ['include', 'exclude'] as const) {
+    if (entry[key] !== undefined)
       ctx.addIssue({
         code: 'custom',
-        path: ['sources'],
-        message: `lists ${stats} without ${listing}, which tells it ${what} to poll`,
+        path: [key],
+        message: 'cannot be combined with databases: it filters discovered databases only',
       });
-    }
   }
 }
 
@@ -184,6 +214,7 @@ const qstashEntry = z
     workflow_lookback: lookbackMs.optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.qstash))
+  .superRefine(listingRules('qstash'), { when: (payload) => isRecord(payload.value) })
   .transform(withSchedule(DEFAULTS.qstashInterval))
   .transform(withOwnSchedules('qstash'));
 
@@ -210,7 +241,8 @@ const managementEntry = z
   })
   .superRefine(entryRules(SECRET_KEYS.management))
   // Run even when other keys failed, so a missing `databases` shows in the same run as they do.
-  .superRefine(managementSourceRules, { when: (payload) => isRecord(payload.value) })
+  .superRefine(databasesRules, { when: (payload) => isRecord(payload.value) })
+  .superRefine(listingRules('management'), { when: (payload) => isRecord(payload.value) })
   .transform(withSchedule(DEFAULTS.managementInterval))
   .transform(withOwnSchedules('management'));
 

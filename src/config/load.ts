@@ -160,7 +160,7 @@ function sharding(
   host: string,
   problems: ConfigProblem[],
 ): Config['sharding'] {
-  const fallback = { shard: 0, total: 1 };
+  const fallback = DEFAULTS.sharding;
   const wholeNumber = (text: string, flag: string, min: number, max = Infinity): number | undefined => {
     if (/^[0-9]+$/.test(text) && Number(text) >= min) {
       if (Number(text) <= max) return Number(text);
@@ -176,13 +176,13 @@ function sharding(
   const shardPath = flags.shard === undefined ? 'sharding.shard' : '--shard';
   let shard: number | 'auto' | undefined =
     flags.shard === undefined
-      ? (file?.shard ?? 0)
+      ? (file?.shard ?? DEFAULTS.sharding.shard)
       : flags.shard === 'auto'
         ? 'auto'
         : wholeNumber(flags.shard, '--shard', 0);
   const total =
     flags.totalShards === undefined
-      ? (file?.total ?? 1)
+      ? (file?.total ?? DEFAULTS.sharding.total)
       : wholeNumber(flags.totalShards, '--total-shards', 1, MAX_TOTAL_SHARDS);
   if (shard === 'auto') {
     const name = host.split('.')[0] ?? '';

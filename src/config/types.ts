@@ -133,6 +133,8 @@ export const DEFAULTS = {
   /** A qstash entry's `workflow_lookback`, and its bounds in ms. */
   workflowLookback: { defaultMs: 3_600_000, minMs: 60_000, maxMs: 7 * 86_400_000 },
   http: { timeoutMs: 10_000, retries: 2, concurrency: 4, maxBodyBytes: 8 * 1024 * 1024 },
+  /** One process polls everything: shard 0 of 1 (docs/sharding.md). */
+  sharding: { shard: 0, total: 1 },
   limits: Object.fromEntries(Object.entries(LIMITS).map(([name, limit]) => [name, limit.default])) as Limits,
   envAccount: 'default',
 } as const;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { problemLines, type ConfigProblem } from '../config/errors.js';
 import type { Format } from '../metrics/exposition.js';
-import { FIXED_PATHS, type FixedRoute } from './fixed-paths.js';
+import { FIXED_PATHS, type FixedRoute } from '../fixed-paths.js';
 import { landingPage, landingPageCsp, pageView, type Readiness, type SourceRow } from './landing-page.js';
 import { acceptsGzip, CONTENT_TYPES, negotiateFormat, type Encoding } from './metrics-endpoint.js';
 

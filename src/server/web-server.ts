@@ -12,7 +12,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { ConnectionGuard, connectionLimits, readFdLimit, type ConnectionLimits } from './connection-guard.js';
 import { applyTimeouts, HANDSHAKE_TIMEOUT_MS, SERVER_OPTIONS } from './listener.js';
-import { FIXED_PATHS } from './fixed-paths.js';
+import { FIXED_PATHS } from '../fixed-paths.js';
 import { requestPath, sendText } from './routes.js';
 import { screenConnections } from './screened-socket.js';
 import type { ClientAuthType } from './web-config.js';

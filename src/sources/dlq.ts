@@ -177,7 +177,7 @@ export class DlqTally {
 }
 
 /** What both DLQ sources do: page through `list` on the entry's `dlq_interval`. */
-function dlqPolling(list: DlqList): Pick<SourceKind, 'per' | 'metrics' | 'poll'> {
+function dlqPolling(list: DlqList): Pick<SourceKind<DlqList>, 'per' | 'metrics' | 'poll'> {
   return {
     per: 'account',
     metrics: [...Object.values(FAMILIES[list]), ...GROUPINGS[list].map((g) => g.metric)],

@@ -8,6 +8,7 @@ import {
   type UpstashIndex,
 } from '../upstash/indexes.js';
 import { polled, type SourceKind } from './source.js';
+import type { ListsOf } from '../vocabulary.js';
 
 /** How HELP names each product. */
 export const PRODUCT_TITLE: Record<IndexProduct, string> = { vector: 'Vector', search: 'Search' };
@@ -129,7 +130,7 @@ export function indexListingSamples(
 function indexListing<const Name extends 'vector_indexes' | 'search_indexes'>(
   name: Name,
   product: IndexProduct,
-  lists: 'vector_index' | 'search_index',
+  lists: ListsOf<Name>,
 ): SourceKind<Name> {
   const metrics = LISTING_METRICS[product];
   return {

@@ -10,6 +10,7 @@ import {
 import type { IndexProduct } from '../upstash/indexes.js';
 import { PRODUCT_TITLE } from './index-listing.js';
 import { LATEST_POINT, polled, type ListedLimits, type SourceKind } from './source.js';
+import type { PerOf } from '../vocabulary.js';
 
 // Upstash states no unit for the latencies: query and update latency are exported as reported, without
 // a unit suffix. Rerank and embedding latency are exported in seconds, read as milliseconds as the
@@ -113,7 +114,7 @@ export function quotaWarnings(stats: IndexStats, limits: ListedLimits | undefine
 function indexStats<const Name extends 'vector_stats' | 'search_stats'>(
   name: Name,
   product: IndexProduct,
-  per: 'vector_index' | 'search_index',
+  per: PerOf<Name>,
 ): SourceKind<Name> {
   return {
     name,

@@ -2,7 +2,7 @@ import type { DataMetric } from '../metrics/catalogue.js';
 import { SOURCES, type SourceRow } from '../source-registry.js';
 import type { Api, Credentials, UpstashClient } from '../upstash/client.js';
 import type { EventEntry } from './event-store.js';
-import type { Limits, PerIdUnit, PollResult, SourceName, UnitKind } from '../vocabulary.js';
+import type { Limits, ListsOf, PerIdUnit, PerOf, PollResult, SourceName } from '../vocabulary.js';
 
 /** An account as the sources see it: where its API is and who we are to it. */
 export interface SourceAccount {
@@ -81,9 +81,10 @@ export interface Listed {
 export interface SourceKind<Name extends SourceName = SourceName> {
   /** The `source` label, and the name under `sources:` in the config: its row in src/source-registry.ts. */
   readonly name: Name;
-  readonly per: UnitKind;
-  /** For a listing: the unit kind whose IDs it discovers (its result's `discovered`). */
-  readonly lists?: PerIdUnit;
+  /** What one unit is: the `per` of its row (once per account without one). */
+  readonly per: PerOf<Name>;
+  /** For a listing: the unit kind whose IDs it discovers (its result's `discovered`), as the rows say. */
+  readonly lists?: ListsOf<Name>;
   /** Every family it may fill, in exposition order. */
   readonly metrics: readonly DataMetric[];
   poll(request: PollRequest): Promise<SourceResult>;

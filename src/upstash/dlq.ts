@@ -45,9 +45,10 @@ const DLQ_PAGES = { listFields: ['messages'], count: DLQ_PAGE_SIZE } as const;
 
 /** The two dead-letter queues: QStash's messages, and Upstash Workflow's failed runs. */
 export const DLQ_LISTS = {
-  // qstash.openapi.yaml, DLQMessage.
+  // A message's queue, URL group, status and creation time (docs/metrics.md, QStash dead-letter queues).
   dlq: { ...DLQ_PAGES, path: '/v2/dlq', entry: dlqMessage, toEntry: (m): DlqMessage => m },
-  // workflow.openapi.yaml, WorkflowDLQMessage: no queue or URL group; its failure callback's state.
+  // A failed workflow run: no queue or URL group, but its failure callback's state (docs/metrics.md,
+  // QStash dead-letter queues).
   workflow_dlq: {
     ...DLQ_PAGES,
     path: '/v2/workflows/dlq',

@@ -12,8 +12,8 @@ import {
 import { originOf } from './url-origin.js';
 
 /**
- * What the exporter reads of a QStash log event (qstash.openapi.yaml, LogEntry): when, which
- * message, in which state, and where it was going. Nothing else of it is kept.
+ * What the exporter reads of a QStash log event: when, which message, in which state, and where it
+ * was going (docs/metrics.md, Delivery errors and workflow runs). Nothing else of it is kept.
  */
 export interface LogEvent {
   /** Unix ms. */

@@ -11,7 +11,10 @@ import {
 } from './tolerance.js';
 import { parseUrl } from './url-origin.js';
 
-/** What the exporter reads of a workflow run (workflow.openapi.yaml, WorkflowRun). Nothing else is kept. */
+/**
+ * What the exporter reads of a workflow run (docs/metrics.md, Delivery errors and workflow runs).
+ * Nothing else is kept.
+ */
 export interface WorkflowRun {
   readonly workflowRunId: string;
   /** Unix ms. */

@@ -820,6 +820,30 @@ management:
     ]);
   });
 
+  test('each source polled per ID needs the listing its row names, one problem per listing', () => {
+    const base = 'management:\n  - name: m\n    email: e@x\n    api_key: k\n';
+    const refused = (sources: string): string[] =>
+      lines(configError(() => fromYaml(`${base}    sources: [${sources}]\n`)));
+    expect(refused('search_stats')).toEqual([
+      'management[0].sources: lists search_stats without search_indexes, which tells it the Search indexes to poll',
+    ]);
+    expect(refused('redis_stats, redis_backups, search_stats, qstash_stats, vector_stats')).toEqual([
+      'management[0].databases: is required when the databases source is not polled (it discovers the databases)',
+      'management[0].sources: lists qstash_stats without qstash_users, which tells it the QStash instances to poll',
+      'management[0].sources: lists vector_stats without vector_indexes, which tells it the Vector indexes to poll',
+      'management[0].sources: lists search_stats without search_indexes, which tells it the Search indexes to poll',
+    ]);
+    const given = fromYaml(`${base}    databases: [d]\n    sources: [redis_stats, redis_backups]\n`);
+    expect(given.management[0]!.sources).toEqual(['redis_stats', 'redis_backups']);
+    const listed = fromYaml(`${base}    sources: [search_indexes, search_stats, databases, redis_stats]\n`);
+    expect(listed.management[0]!.sources).toEqual([
+      'search_indexes',
+      'search_stats',
+      'databases',
+      'redis_stats',
+    ]);
+  });
+
   test('audit_interval (5m by default) follows the rules of interval; limits.max_teams is from 1 to 1000, max_event_series from 1 to 10000', () => {
     const base =
       'management:\n  - name: m\n    email: e@x\n    api_key: k\n    url: http://127.0.0.1:1/upstash/\n';

@@ -329,6 +329,39 @@ const OUTSIDE = [
   /(?<![\w.]|V8 )(?:[3-9]|1[01])\.[1-6](?=\)|'s\b|:|,)/,
 ];
 
+/** Every file of the repository (and of its build), as a path from the root: not node_modules/ or `.`-folders. */
+function repositoryFiles(folder = ''): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = folder === '' ? entry.name : `${folder}/${entry.name}`;
+    if (!entry.isDirectory()) return [path];
+    return entry.name === 'node_modules' || entry.name.startsWith('.') ? [] : repositoryFiles(path);
+  });
+}
+const REPOSITORY_FILES = repositoryFiles();
+
+/** Names that look like files but are not (a runtime's name). */
+const NOT_FILES = new Set(['Node.js']);
+
+/**
+ * The files a comment names that are nowhere in the repository (Upstash's OpenAPI files, say): a
+ * name is found as a path from the root or as the tail of one (`worker/store.ts`, `store.ts`), a
+ * built `.js` as its `.ts`.
+ */
+function filesOutside(comment: string): string[] {
+  const named = comment.matchAll(
+    /(?<![\w@/.-])((?:\.{1,2}\/)*(?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|js|mjs|cjs|json|ya?ml|md|sh))(?![\w])/g,
+  );
+  return [...named]
+    .map(([, name = '']) => name.replace(/^(?:\.{1,2}\/)+/, ''))
+    .filter((name) => !NOT_FILES.has(name))
+    .filter((name) => {
+      const tails = [name, name.replace(/\.js$/, '.ts')];
+      return !REPOSITORY_FILES.some((file) =>
+        tails.some((tail) => file === tail || file.endsWith(`/${tail}`)),
+      );
+    });
+}
+
 /** The headings of a markdown file, without their `#` and back-quotes. */
 function headings(path: string): string[] {
   return read(path)
@@ -346,6 +379,19 @@ describe('comments in src/ cite docs/', () => {
   it.each(SOURCE_FILES)('%s cites neither the contract nor an issue', (file) => {
     const outside = commentsOf(file).filter((comment) => OUTSIDE.some((pattern) => pattern.test(comment)));
     expect(outside).toEqual([]);
+  });
+
+  it("finds a file named outside the repository, and not the repository's own", () => {
+    expect(filesOutside('What the exporter reads of a run (workflow.openapi.yaml, WorkflowRun).')).toEqual([
+      'workflow.openapi.yaml',
+    ]);
+    expect(
+      filesOutside('see docs/metrics.md, worker/store.ts, ../fixed-paths.js, BENCHMARKS.md and Node.js'),
+    ).toEqual([]);
+  });
+
+  it.each(SOURCE_FILES)('%s names no file outside the repository', (file) => {
+    expect(commentsOf(file).flatMap(filesOutside)).toEqual([]);
   });
 
   it.each(SOURCE_FILES)('%s cites docs/ sections that exist', (file) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkTelemetryPath } from '../../src/config/addresses.js';
-import { FIXED_PATHS } from '../../src/server/fixed-paths.js';
+import { FIXED_PATHS } from '../../src/fixed-paths.js';
 import { httpCall, startHarness, type Harness } from '../helpers/harness.js';
 
 // `--web.telemetry-path`, as node_exporter's: the metrics move to the path given, and nothing else does.

@@ -1,7 +1,8 @@
-// The paths our server answers besides the telemetry path (docs/operations.md, Endpoints). routes.ts
-// dispatches on each row's route, web-server.ts lets the open ones through without credentials, and
-// config/addresses.ts refuses a telemetry path that is one of them: a new fixed path is one row here.
-// No imports, so that the configuration can read it without loading the server.
+// The paths our server answers besides the telemetry path (docs/operations.md, Endpoints).
+// server/routes.ts dispatches on each row's route, server/web-server.ts lets the open ones through
+// without credentials, and config/addresses.ts refuses a telemetry path that is one of them: a new
+// fixed path is one row here. Plain data at the top of src/ with no imports, below both folders, so
+// that the configuration reads it without importing server/ (which imports config/).
 
 /** What answers a fixed path: routes.ts has one case for each. */
 export type FixedRoute = 'landing-page' | 'healthy' | 'ready' | 'reload';
