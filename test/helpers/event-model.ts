@@ -10,7 +10,8 @@ import { SETTLE_MS, START, labelOf } from './event-account.js';
 //   capped poll left it unread (then unread seconds were said);
 // - no event ends a scan: an implausible time is never counted, is said rejected, fails no poll,
 //   and W never runs ahead of the clock of the poll that moved it;
-// - unread seconds said once: never more in all than the time since the start;
+// - unread seconds said once: never more in all than the time since the start, and with W where
+//   the last poll left it, no more than the time since that poll;
 // - nothing published goes down, across deaths and reloads.
 
 /** An event of the model. */
@@ -51,6 +52,7 @@ export type Check =
   | 'I1-twice'
   | 'I1-final'
   | 'I4'
+  | 'I4-cap'
   | 'I6'
   | 'I1-end';
 
@@ -63,6 +65,9 @@ export class EventModel {
   readonly latest = new Map<SeriesKey, number>();
   readonly #account: EventAccount;
   readonly #counting: Counting;
+  /** Per unread series, what the state's last poll in the worker's line said, W and when. */
+  #said = new Map<SeriesKey, { value: number; w: number | undefined; clock: number }>();
+  #saidPublished = new Map<SeriesKey, { value: number; w: number | undefined; clock: number }>();
   /** When the last poll that stored anything began: W is not past it. */
   #lastPoll = START;
 
@@ -111,11 +116,21 @@ export class EventModel {
         expect(value, `I2: W ahead of the poll's clock (${key})`).toBeLessThanOrEqual(clock / 1000 + 1e-9);
       // Each span said once, so that in all no more is said than the time since the start: a
       // capped poll that says again what an earlier one said passes it as polls go on.
-      if (key.includes('_unread_seconds_total') && on('I3'))
+      if (key.includes('_unread_seconds_total') && on('I3')) {
         expect(
           value,
           `I3: ${key} says more than the ${(clock - START) / 1000} s since the start`,
         ).toBeLessThanOrEqual((clock - START) / 1000 + 1e-6);
+        // With W where the state's last poll left it, only the time since that poll is new.
+        const w = series.get(key.replace('_unread_seconds_total', '_watermark_timestamp_seconds'));
+        const before = this.#said.get(key);
+        if (before !== undefined && w === before.w)
+          expect(
+            value - before.value,
+            `I3: ${key} said again, W unchanged: more than the ${(clock - before.clock) / 1000} s since its last poll`,
+          ).toBeLessThanOrEqual((clock - before.clock) / 1000 + 1e-6);
+        this.#said.set(key, { value, w, clock });
+      }
     }
     for (const [id, count] of this.#counting.counts(series)) {
       const event = this.events.get(id);
@@ -148,11 +163,13 @@ export class EventModel {
       if (on && !series.has(key) && sameSource(key, series))
         expect.fail(`I6: published counter ${key} (${before}) vanished`);
     this.#account.publish();
+    this.#saidPublished = new Map(this.#said);
   }
 
   /** A worker death: the line goes back to the last publication. */
   die(): void {
     this.#account.die();
+    this.#said = new Map(this.#saidPublished);
   }
 
   /**
