@@ -41,7 +41,12 @@ export function labelOf(key: SeriesKey, name: string): string | undefined {
 
 /** What a poll did: its result or its failure, and whether the fake upstream failed it on purpose. */
 export type Polled =
-  | { readonly ok: true; readonly result: SourceResult; readonly series: Map<SeriesKey, number> }
+  | {
+      readonly ok: true;
+      readonly source: string;
+      readonly result: SourceResult;
+      readonly series: Map<SeriesKey, number>;
+    }
   | { readonly ok: false; readonly error: unknown; readonly injected: boolean };
 
 /** The account: its upstream, its clock, its event state and what the serving thread last got. */
@@ -95,7 +100,7 @@ export class EventAccount {
         deadline: this.clock + 60_000,
         events: this.#store.of(KEY, source.name),
       });
-      return { ok: true, result, series: seriesOf(result) };
+      return { ok: true, source: source.name, result, series: seriesOf(result) };
     } catch (error) {
       return { ok: false, error, injected: failAt !== undefined && this.upstream.failedOnPurpose };
     }

@@ -10,8 +10,8 @@ import { SETTLE_MS, START, labelOf } from './event-account.js';
 //   capped poll left it unread (then unread seconds were said);
 // - no event ends a scan: an implausible time is never counted, is said rejected, fails no poll,
 //   and W never runs ahead of the clock of the poll that moved it;
-// - unread seconds said once: never more in all than the time since the start, and with W where
-//   the last poll left it, no more than the time since that poll;
+// - unread seconds said once: never more in all than the time since the start, and after a capped
+//   poll that left W where it was, no more than the time since that poll;
 // - nothing published goes down, across deaths and reloads.
 
 /** An event of the model. */
@@ -56,18 +56,27 @@ export type Check =
   | 'I6'
   | 'I1-end';
 
+/** What a state's poll said of its unread seconds: how many, at which W, capped or not, when. */
+interface Said {
+  readonly value: number;
+  readonly w: number | undefined;
+  readonly complete: boolean;
+  readonly clock: number;
+}
+
 /** The model of one account's event sources, and the checks of every step. */
 export class EventModel {
   readonly events = new Map<string, ModelEvent>();
   /** Per series, the counter values the serving thread holds. */
   #published = new Map<SeriesKey, number>();
-  /** Per series, the value in the worker's line (each source's last poll). */
-  readonly latest = new Map<SeriesKey, number>();
+  /** Per source, the series of its last poll. */
+  #latest = new Map<string, ReadonlyMap<SeriesKey, number>>();
+  #latestPublished = new Map<string, ReadonlyMap<SeriesKey, number>>();
   readonly #account: EventAccount;
   readonly #counting: Counting;
   /** Per unread series, what the state's last poll in the worker's line said, W and when. */
-  #said = new Map<SeriesKey, { value: number; w: number | undefined; clock: number }>();
-  #saidPublished = new Map<SeriesKey, { value: number; w: number | undefined; clock: number }>();
+  #said = new Map<SeriesKey, Said>();
+  #saidPublished = new Map<SeriesKey, Said>();
   /** When the last poll that stored anything began: W is not past it. */
   #lastPoll = START;
 
@@ -83,6 +92,13 @@ export class EventModel {
     return added;
   }
 
+  /** The series of each source's last poll. */
+  get latest(): Map<SeriesKey, number> {
+    const out = new Map<SeriesKey, number>();
+    for (const series of this.#latest.values()) for (const [key, value] of series) out.set(key, value);
+    return out;
+  }
+
   /** Checks a poll started at `clock`; `publish`: its result goes to the serving thread. */
   afterPoll(polled: Polled, clock: number, publish: boolean): void {
     const { upstream, limits } = this.#account;
@@ -90,13 +106,7 @@ export class EventModel {
       if (event.visibleAt === undefined && upstream.events.some((e) => e.id === event.id && e.visible))
         event.visibleAt = clock;
     const on = (check: Check): boolean => !(this.#counting.skip ?? []).includes(check);
-    if (!polled.ok) {
-      if (!on('I2-fails')) return;
-      // A poll fails only where upstream failed it: no answer about one event may fail it.
-      expect(polled.injected, `I2: a poll failed on upstream's answer: ${String(polled.error)}`).toBe(true);
-      return;
-    }
-    const { series, result } = polled;
+    // A state a capped read stored is in doubt even when a later state of the poll failed.
     let servedImplausible = false;
     for (const [state, served] of upstream.served) {
       for (const id of served.ids) if (this.events.get(id)?.plausible === false) servedImplausible = true;
@@ -105,13 +115,20 @@ export class EventModel {
         if (event.state === state && event.visibleAt !== undefined && !served.ids.has(event.id))
           event.missable = true;
     }
+    if (!polled.ok) {
+      if (!on('I2-fails')) return;
+      // A poll fails only where upstream failed it: no answer about one event may fail it.
+      expect(polled.injected, `I2: a poll failed on upstream's answer: ${String(polled.error)}`).toBe(true);
+      return;
+    }
+    const { series, result } = polled;
+    this.#latest.set(polled.source, series);
     if (servedImplausible && on('I2-rejected'))
       expect(
         (result.rejectedFields ?? []).some((f) => this.#counting.timeFields.includes(f)),
         'I2: an event of implausible time is said rejected',
       ).toBe(true);
     for (const [key, value] of series) {
-      this.latest.set(key, value);
       if (key.includes('_watermark_timestamp_seconds') && on('I2-W'))
         expect(value, `I2: W ahead of the poll's clock (${key})`).toBeLessThanOrEqual(clock / 1000 + 1e-9);
       // Each span said once, so that in all no more is said than the time since the start: a
@@ -123,13 +140,14 @@ export class EventModel {
         ).toBeLessThanOrEqual((clock - START) / 1000 + 1e-6);
         // With W where the state's last poll left it, only the time since that poll is new.
         const w = series.get(key.replace('_unread_seconds_total', '_watermark_timestamp_seconds'));
+        const complete = series.get(key.replace('_unread_seconds_total', '_scan_complete')) === 1;
         const before = this.#said.get(key);
-        if (before !== undefined && w === before.w)
+        if (before !== undefined && !before.complete && w === before.w)
           expect(
             value - before.value,
             `I3: ${key} said again, W unchanged: more than the ${(clock - before.clock) / 1000} s since its last poll`,
           ).toBeLessThanOrEqual((clock - before.clock) / 1000 + 1e-6);
-        this.#said.set(key, { value, w, clock });
+        this.#said.set(key, { value, w, complete, clock });
       }
     }
     for (const [id, count] of this.#counting.counts(series)) {
@@ -164,12 +182,14 @@ export class EventModel {
         expect.fail(`I6: published counter ${key} (${before}) vanished`);
     this.#account.publish();
     this.#saidPublished = new Map(this.#said);
+    this.#latestPublished = new Map(this.#latest);
   }
 
   /** A worker death: the line goes back to the last publication. */
   die(): void {
     this.#account.die();
     this.#said = new Map(this.#saidPublished);
+    this.#latest = new Map(this.#latestPublished);
   }
 
   /**
