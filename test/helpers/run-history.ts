@@ -66,18 +66,21 @@ const failure = fc.constantFrom(...FAILURE);
 /** A step of a run history, its completion times of `times`. */
 export function runStep(times: fc.Arbitrary<TimeClass> = timeClass): fc.Arbitrary<RunStep> {
   return fc.oneof(
-    fc.record({
-      kind: fc.constant('finish' as const),
-      state: fc.constantFrom(...STATES),
-      count: fc.integer({ min: 1, max: 3 }),
-      time: times,
-      aheadMs: fc.integer({ min: 60_000, max: 240_000 }),
-      durationMs: fc.integer({ min: 0, max: 60_000 }),
-      failure,
-      workflow: fc.integer({ min: 0, max: 3 }),
-      copies: fc.integer({ min: 1, max: 2 }),
-      during: fc.boolean(),
-    }),
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('finish' as const),
+        state: fc.constantFrom(...STATES),
+        count: fc.integer({ min: 1, max: 3 }),
+        time: times,
+        aheadMs: fc.integer({ min: 60_000, max: 240_000 }),
+        durationMs: fc.integer({ min: 0, max: 60_000 }),
+        failure,
+        workflow: fc.integer({ min: 0, max: 3 }),
+        copies: fc.integer({ min: 1, max: 2 }),
+        during: fc.boolean(),
+      }),
+    },
     fc.record({
       kind: fc.constant('late' as const),
       ms: fc.integer({ min: 1, max: 2 * SETTLE_MS }),
@@ -90,13 +93,22 @@ export function runStep(times: fc.Arbitrary<TimeClass> = timeClass): fc.Arbitrar
       ms: fc.integer({ min: 1, max: 2000 }),
     }),
     fc.record({ kind: fc.constant('callback' as const), pick: fc.nat(), final: fc.constantFrom(...FINAL) }),
-    fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 30_000 }) }),
-    fc.record({
-      kind: fc.constant('poll' as const),
-      page: fc.integer({ min: 1, max: 4 }),
-      failAt: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined, freq: 4 }),
-      publish: fc.boolean(),
-    }),
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('advance' as const),
+        ms: fc.integer({ min: 0, max: 30_000 }),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('poll' as const),
+        page: fc.integer({ min: 1, max: 3 }),
+        failAt: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined, freq: 4 }),
+        publish: fc.boolean(),
+      }),
+    },
     fc.record({ kind: fc.constant('die' as const) }),
     fc.record({
       kind: fc.constant('reload' as const),

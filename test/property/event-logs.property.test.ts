@@ -72,6 +72,15 @@ describe('counterexamples the generator shrank, kept', () => {
     ]);
   });
 
+  test('capped polls over refused future times say each unread second once', async () => {
+    await playLogs([
+      { kind: 'arrive', state: 'ERROR', time: 'micros', ...EVENT, count: 2 },
+      { kind: 'advance', ms: 1 },
+      { kind: 'poll', source: 'logs', page: 1, failAt: undefined, publish: false },
+      { kind: 'poll', source: 'logs', page: 1, failAt: undefined, publish: false },
+    ]);
+  });
+
   test('a time that is not a number fails no poll', async () => {
     await playLogs([{ kind: 'arrive', state: 'ERROR', time: 'text', ...EVENT }]);
   });

@@ -63,6 +63,26 @@ describe('counterexamples the generator shrank, kept', () => {
     ]);
   });
 
+  test('a second capped poll with W unchanged says only the time since the first', async () => {
+    await playRuns([
+      {
+        kind: 'finish',
+        state: 'RUN_SUCCESS',
+        count: 2,
+        time: 'ms',
+        aheadMs: 60_000,
+        durationMs: 0,
+        failure: 'none',
+        workflow: 0,
+        copies: 1,
+        during: false,
+      },
+      { kind: 'advance', ms: 1 },
+      POLL,
+      POLL,
+    ]);
+  });
+
   test('a failure function’s state is not folded into other by the cap', async () => {
     await playRuns(
       [
