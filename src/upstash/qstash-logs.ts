@@ -16,7 +16,7 @@ import { originOf } from './url-origin.js';
  * was going (docs/metrics.md, Delivery errors and workflow runs). Nothing else of it is kept.
  */
 export interface LogEvent {
-  /** Unix ms. */
+  /** Unix ms; NaN where upstream's is not a number. */
   readonly time: number;
   readonly messageId: string;
   readonly state?: string | undefined;
@@ -42,11 +42,12 @@ const name = optional(z.string().transform((text) => (text === '' ? undefined : 
 
 // An event carries the message's headers and body, the response's body and headers, the error text,
 // callback URLs and labels: any may hold a customer's secret. Only the fields named here are parsed
-// (zod drops every other key); the URL becomes its origin in the transform itself. `time` and
-// `messageId` are the event's identity: all-or-nothing, a bad one fails the page. A fractional time is
-// floored (docs/metrics.md, Event counters: times are whole milliseconds).
+// (zod drops every other key); the URL becomes its origin in the transform itself. A `messageId` that
+// is not text fails the page. A `time` that is not a number is read as NaN, for the event rule to
+// refuse as it refuses any time that is no time, once, without ending the scan (docs/metrics.md,
+// Event counters); a fractional time is floored (times are whole milliseconds).
 const logEvent = z.object({
-  time: number.transform(Math.floor),
+  time: z.unknown().optional().transform(timeOf),
   messageId: z.string(),
   state: name,
   url: optional(z.string().transform(originOf)),
@@ -85,14 +86,14 @@ function readEvent(raw: unknown, rejected: Set<string>, withStatus: boolean): Lo
   const entry = entryObject(raw);
   if (entry === undefined) return undefined;
   const { time, messageId } = entry;
-  if (!isNumber(time) || typeof messageId !== 'string') return undefined;
+  if (typeof messageId !== 'string') return undefined;
   const state = nameField(entry, 'state', rejected);
   const url = textField(entry, 'url', rejected);
   const topicName = nameField(entry, 'topicName', rejected);
   const queueName = nameField(entry, 'queueName', rejected);
   const scheduleId = nameField(entry, 'scheduleId', rejected);
   return {
-    time: Math.floor(time),
+    time: timeOf(time),
     messageId,
     state,
     topicName,
@@ -101,6 +102,11 @@ function readEvent(raw: unknown, rejected: Set<string>, withStatus: boolean): Lo
     ...(withStatus && { responseStatus: numberField(entry, 'responseStatus', rejected, true) }),
     destination: url === undefined ? undefined : originOf(url),
   };
+}
+
+/** An event's time in whole Unix ms, or NaN where it is not a number (the rule refuses it). */
+function timeOf(time: unknown): number {
+  return isNumber(time) ? Math.floor(time) : Number.NaN;
 }
 
 /** {@link name} by hand: a text field, '' read as absent. */

@@ -145,7 +145,7 @@ describe('hand-written entry readers', () => {
       { time: 1, messageId: 'a' },
       { time: 2, messageId: 'b' },
       { time: 3, messageId: 'c' },
-      { time: SECRET, messageId: 'd' },
+      { time: 4, messageId: { token: SECRET } },
     ];
     const failure = await parseListing(list, 'logs', {
       ...QSTASH_LOGS.documented,
@@ -153,7 +153,7 @@ describe('hand-written entry readers', () => {
     }).catch((error: unknown) => error as Error);
     expect(failure).toBeInstanceOf(InvalidResponseError);
     expect((failure as Error).message).toContain(
-      'wrong shape at logs[3].time: Invalid input: expected number, received string',
+      'wrong shape at logs[3].messageId: Invalid input: expected string, received object',
     );
     expect((failure as Error).message).not.toContain(SECRET);
   });

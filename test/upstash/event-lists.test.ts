@@ -104,12 +104,26 @@ describe('event lists', () => {
     ]);
   });
 
-  test('either list name on the documented path; an event without its identity fails the page', async () => {
+  test('either list name on the documented path; an event without its message ID fails the page', async () => {
     const { url } = await serve({ '/v2/logs': { events: [{ time: 1, messageId: 'b' }] } });
     expect(ids((await read(QSTASH_LOGS, url)).entries)).toEqual(['b']);
     await server!.stop();
-    const bad = await serve({ '/v2/logs': { logs: [{ time: 'soon', messageId: 'c' }] } });
+    const bad = await serve({ '/v2/logs': { logs: [{ time: 1, messageId: 7 }] } });
     await expect(read(QSTASH_LOGS, bad.url)).rejects.toMatchObject({ reason: 'invalid_response' });
+  });
+
+  test('a time that is no number is read as NaN, for the event rule to refuse; the page is read', async () => {
+    const { url } = await serve({
+      '/v2/logs': {
+        logs: [{ time: 'soon', messageId: 'c' }, { messageId: 'd' }, { time: 2.9, messageId: 'e' }],
+      },
+    });
+    const entries = (await read(QSTASH_LOGS, url)).entries as LogEvent[];
+    expect(entries.map((e): [string, number] => [e.messageId, e.time])).toEqual([
+      ['c', Number.NaN],
+      ['d', Number.NaN],
+      ['e', 2],
+    ]);
   });
 
   test('a run keeps five fields, its workflow as origin and path; run mode asked, count not sent', async () => {
