@@ -52,6 +52,15 @@ describe('decodeUtf8', () => {
     expect(decodeUtf8(Buffer.from([0xed, 0xa0, 0x80]))).toBe('\uDCED\uDCA0\uDC80');
     expect(decodeUtf8(Buffer.from([0xe2, 0x98, 0x41]))).toBe('\uDCE2\uDC98A');
     expect(decodeUtf8(Buffer.from([0x80, 0xc3, 0xa9]))).toBe('\uDC80é');
+    // The second byte's narrower ranges (Unicode table 3-7): overlong 3- and 4-byte forms (E0, F0)
+    // and code points past U+10FFFF (F4), each beside its valid neighbour.
+    expect(decodeUtf8(Buffer.from([0xe0, 0x9f, 0xbf, 0xe0, 0xa0, 0x80]))).toBe('\uDCE0\uDC9F\uDCBF\u0800');
+    expect(decodeUtf8(Buffer.from([0xf0, 0x8f, 0xbf, 0xbf, 0xf0, 0x90, 0x80, 0x80]))).toBe(
+      '\uDCF0\uDC8F\uDCBF\uDCBF\u{10000}',
+    );
+    expect(decodeUtf8(Buffer.from([0xf4, 0x90, 0x80, 0x80, 0xf4, 0x8f, 0xbf, 0xbf]))).toBe(
+      '\uDCF4\uDC90\uDC80\uDC80\u{10FFFF}',
+    );
   });
 
   test('any bytes: decoding loses nothing', () => {
