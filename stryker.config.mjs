@@ -25,7 +25,9 @@ export default {
     'src/upstash/schema.ts',
     'src/upstash/tolerance.ts',
     'src/upstash/stats-series.ts',
+    // The event rule and the decisions it keeps each in one place.
     'src/sources/event-rule*.ts',
+    'src/sources/event-{identity,state,tally,time,unread}.ts',
     'src/metrics/exposition.ts',
     'src/metrics/unit-bytes.ts',
   ],
