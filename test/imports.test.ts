@@ -143,3 +143,24 @@ describe('the imports of src/', () => {
     ).toEqual([]);
   });
 });
+
+test('the load-time await detector finds the entries’ awaits, and only those outside functions', async () => {
+  // The rule above passes with a detector that finds nothing: hold the detector to known answers.
+  expect(awaitsAtLoad(join(SRC, 'main.ts'))).toBe(true);
+  expect(awaitsAtLoad(join(SRC, 'worker/worker.ts'))).toBe(true);
+  expect(awaitsAtLoad(join(SRC, 'cli.ts'))).toBe(false);
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'upstash-exporter-imports-'));
+  const detects = (source: string): boolean => {
+    const file = join(dir, 'module.ts');
+    writeFileSync(file, source);
+    return awaitsAtLoad(file);
+  };
+  expect(detects('await Promise.resolve();\n')).toBe(true);
+  expect(detects('if (process.env.X) { const { a } = await import("./a.js"); void a; }\n')).toBe(true);
+  expect(detects('for await (const line of lines) void line;\n')).toBe(true);
+  expect(detects('export async function f() { await Promise.resolve(); }\n')).toBe(false);
+  expect(detects('export const f = async () => { for await (const x of xs) void x; };\n')).toBe(false);
+  expect(detects('class A { async m() { await 1; } }\n')).toBe(false);
+});

@@ -24,6 +24,16 @@ const FROZEN_NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 const DISCOVERY_GOLDEN = fileURLToPath(new URL('../fixtures/e2e-discovery-output.txt', import.meta.url));
 
 /**
+ * The golden file's text; with UPDATE_GOLDEN=1, `actual` written first. A missing file fails: written
+ * on the spot, it would be compared with itself and pass whatever the exporter served.
+ */
+function golden(path: string, actual: string): string {
+  if (process.env.UPDATE_GOLDEN === '1') writeFileSync(path, actual);
+  else if (!existsSync(path)) throw new Error(`${path} is missing: make it with UPDATE_GOLDEN=1`);
+  return readFileSync(path, 'utf8');
+}
+
+/**
  * Our own lines of /metrics with the values that differ from run to run replaced by placeholders.
  * Samples are sorted within each family: their order follows which poll finished first, which
  * Prometheus does not care about and a golden file must not either.
@@ -123,8 +133,7 @@ management:
   it('serves every series as the golden file says', async () => {
     const body = await (await fetch(`${exporter.url}/metrics`)).text();
     const actual = normalise(body);
-    if (process.env.UPDATE_GOLDEN === '1' || !existsSync(GOLDEN)) writeFileSync(GOLDEN, actual);
-    expect(actual).toBe(readFileSync(GOLDEN, 'utf8'));
+    expect(actual).toBe(golden(GOLDEN, actual));
   });
 
   it('escapes quotes, backslashes and newlines in label values and keeps non-ASCII', async () => {
@@ -284,9 +293,7 @@ management:
       (body) => stats('db-demo-reports').test(body) && !body.includes('database_id="db-demo-suspended"'),
     );
     const actual = `# before\n${discoverySeries(before)}# after\n${discoverySeries(after)}`;
-    if (process.env.UPDATE_GOLDEN === '1' || !existsSync(DISCOVERY_GOLDEN))
-      writeFileSync(DISCOVERY_GOLDEN, actual);
-    expect(actual).toBe(readFileSync(DISCOVERY_GOLDEN, 'utf8'));
+    expect(actual).toBe(golden(DISCOVERY_GOLDEN, actual));
     expect(after).not.toMatch(/database_id="db-demo-events"/);
     expect(after).toMatch(/^upstash_redis_databases\{account="main"\} 4$/m);
   });

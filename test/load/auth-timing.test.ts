@@ -7,6 +7,8 @@ import { useHarness, type Harness } from '../helpers/harness.js';
 
 // Timing, so in the slow suite rather than with the rest of basic auth (test/server/web-security):
 // an unknown user must not answer faster than a known one, or the time would tell which users exist.
+// The clockless proof (one check at the configured cost either way) is in `npm test`:
+// test/server/auth-enumeration.test.ts. This one bounds what is left, end to end, on a quiet machine.
 
 const PASSWORD = 'scrape-pw-Zq81SECRETx';
 
@@ -23,18 +25,22 @@ async function start(webConfig: string): Promise<{ h: Harness }> {
 }
 
 test('an unknown user costs a bcrypt check like a known one (no enumeration by timing)', async () => {
-  const { h } = await start(`basic_auth_users:\n  prometheus: ${bcrypt.hashSync(PASSWORD, 8)}\n`);
+  // Cost 10 (~80 ms of bcrypt): large beside the rest of a request, so that the gap left is bcrypt's.
+  const { h } = await start(`basic_auth_users:\n  prometheus: ${bcrypt.hashSync(PASSWORD, 10)}\n`);
   // Interleaved, so that whatever else the machine does weighs on both alike.
   const knownTimes: number[] = [];
   const unknownTimes: number[] = [];
-  for (let i = 0; i < 7; i++) {
+  for (let i = 0; i < 9; i++) {
     knownTimes.push((await h.get('/metrics', basic('prometheus', 'wrong'))).ms);
     unknownTimes.push((await h.get('/metrics', basic('nobody', 'wrong'))).ms);
   }
-  const median = (times: number[]): number => times.sort((a, b) => a - b)[3]!;
+  const median = (times: number[]): number => times.sort((a, b) => a - b)[4]!;
   const known = median(knownTimes);
   const unknown = median(unknownTimes);
-  // Cost 8 is ~20 ms of bcrypt; skipping it for unknown users would make them several times faster.
-  expect(unknown).toBeGreaterThan(known / 3);
-  expect(known).toBeGreaterThan(5);
+  // Skipping bcrypt for unknown users would make them some ten times faster. Within 2x either way:
+  // on two cores at load average 27 the medians were 1.7 s and 2.6 s apart by 1.5x, all of it
+  // scheduling; the tight bound, one check at one cost, is test/server/auth-enumeration.test.ts.
+  expect(unknown).toBeGreaterThan(known / 2);
+  expect(unknown).toBeLessThan(known * 2);
+  expect(known).toBeGreaterThan(20);
 });

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -329,15 +330,38 @@ describe('each failure maps to exactly one reason', () => {
     expect(await get(client({ maxBodyBytes: Buffer.byteLength(body) }), s.url)).toEqual(JSON.parse(body));
   });
 
-  test('a lying Content-Length is caught by counting', async () => {
+  test('a body without Content-Length is capped by counting', async () => {
     const s = await server((_, res) => {
-      // Declares little, and the server then sends far more than the cap in chunks.
+      // Nothing declared: the server sends far more than the cap in chunks.
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"pad":"');
       res.write('x'.repeat(50_000));
       res.end('"}');
     });
     await failsWith(get(client({ maxBodyBytes: 1000 }), s.url), 'invalid_response');
+  });
+
+  test('a lying Content-Length, under the cap, before a body far over it: read no further than declared', async () => {
+    // Raw HTTP, as node's server would correct the header. The body is framed by what is declared:
+    // 500 bytes of an unfinished JSON string are read, the 50,000 after them never are.
+    const raw = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n');
+        socket.end(`{"pad":"${'x'.repeat(50_000)}"}`);
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = raw.address() as AddressInfo;
+      const c = client({ maxBodyBytes: 1000 });
+      const error = await failsWith(get(c, `http://127.0.0.1:${port}/`), 'invalid_response');
+      expect(error.message).toContain('malformed JSON');
+      // The client keeps answering: the bytes after the declared body are not read as another response.
+      await failsWith(get(c, `http://127.0.0.1:${port}/`), 'invalid_response');
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 });
 

@@ -17,6 +17,27 @@ function encodeEscaped(text: string): Buffer {
   return Buffer.concat(parts);
 }
 
+/** One code point of each UTF-8 length alike: 1, 2, 3 (surrogates excepted) and 4 bytes. */
+const codePoint = fc
+  .oneof(
+    fc.integer({ min: 0, max: 0x7f }),
+    fc.integer({ min: 0x80, max: 0x7ff }),
+    fc.integer({ min: 0x800, max: 0xffff }).filter((code) => code < 0xd800 || code > 0xdfff),
+    fc.integer({ min: 0x10000, max: 0x10ffff }),
+  )
+  .map((code) => String.fromCodePoint(code));
+const validText = fc.array(codePoint, { maxLength: 8 }).map((chars) => chars.join(''));
+const badPiece = fc.oneof(
+  fc.constantFrom(0xc0, 0xc1, 0xf5, 0xf8, 0xfe, 0xff).map((byte) => Buffer.from([byte])),
+  codePoint
+    .filter((char) => char.codePointAt(0)! >= 0x80)
+    .map((char) => Buffer.from(char, 'utf8').subarray(0, -1)),
+);
+/** What the usual decoder makes of `text`'s bytes. */
+const usual = (text: string): string => new TextDecoder().decode(Buffer.from(text, 'utf8'));
+/** Each byte of `bytes` as its escape. */
+const escaped = (bytes: Buffer): string => String.fromCharCode(...[...bytes].map((byte) => 0xdc00 + byte));
+
 describe('decodeUtf8', () => {
   test('valid UTF-8 decodes as usual, a byte-order mark kept (JSON.parse refuses it, as before)', () => {
     for (const text of ['', 'plain', 'café ☕ 𝄞', '\uFEFF[]'])
@@ -31,18 +52,44 @@ describe('decodeUtf8', () => {
     expect(decodeUtf8(Buffer.from([0xed, 0xa0, 0x80]))).toBe('\uDCED\uDCA0\uDC80');
     expect(decodeUtf8(Buffer.from([0xe2, 0x98, 0x41]))).toBe('\uDCE2\uDC98A');
     expect(decodeUtf8(Buffer.from([0x80, 0xc3, 0xa9]))).toBe('\uDC80é');
+    // The second byte's narrower ranges (Unicode table 3-7): overlong 3- and 4-byte forms (E0, F0)
+    // and code points past U+10FFFF (F4), each beside its valid neighbour.
+    expect(decodeUtf8(Buffer.from([0xe0, 0x9f, 0xbf, 0xe0, 0xa0, 0x80]))).toBe('\uDCE0\uDC9F\uDCBF\u0800');
+    expect(decodeUtf8(Buffer.from([0xf0, 0x8f, 0xbf, 0xbf, 0xf0, 0x90, 0x80, 0x80]))).toBe(
+      '\uDCF0\uDC8F\uDCBF\uDCBF\u{10000}',
+    );
+    expect(decodeUtf8(Buffer.from([0xf4, 0x90, 0x80, 0x80, 0xf4, 0x8f, 0xbf, 0xbf]))).toBe(
+      '\uDCF4\uDC90\uDC80\uDC80\u{10FFFF}',
+    );
   });
 
-  test('any bytes: decoding loses nothing, and agrees with the usual decoder where the bytes are valid', () => {
+  test('any bytes: decoding loses nothing', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (array) => {
         const bytes = Buffer.from(array);
-        const text = decodeUtf8(bytes);
-        expect(encodeEscaped(text)).toEqual(bytes);
-        expect(text.replace(/[\uDC80-\uDCFF]/g, '\uFFFD').length).toBeGreaterThanOrEqual(
-          bytes.toString('utf8').length,
-        );
+        expect(encodeEscaped(decodeUtf8(bytes))).toEqual(bytes);
       }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('agrees with the usual decoder where the bytes are valid, with bad bytes around them', () => {
+    // Valid text of every sequence length, between pieces that can never join a neighbour into valid
+    // UTF-8: bytes no sequence has (C0, C1, F5–FF) and sequences cut before their last byte. At least
+    // one piece, so that the slow path decodes it, not the native one.
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(validText, badPiece), { minLength: 1, maxLength: 6 }),
+        validText,
+        (pairs, tail) => {
+          const texts = [
+            ...pairs.flatMap(([text, bad]) => [Buffer.from(text, 'utf8'), bad]),
+            Buffer.from(tail, 'utf8'),
+          ];
+          const expected = pairs.map(([text, bad]) => usual(text) + escaped(bad)).join('') + usual(tail);
+          expect(decodeUtf8(Buffer.concat(texts))).toBe(expected);
+        },
+      ),
       { numRuns: 500 },
     );
   });
