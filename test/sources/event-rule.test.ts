@@ -89,6 +89,43 @@ describe('no event ends a scan', () => {
   });
 });
 
+describe('a refused time is said once', () => {
+  it('an event in seconds listed again by the next polls is refused, and said, once', () => {
+    const page = [event(T + 20, 'a'), event(Math.floor((T + 10) / 1000), 's'), event(T + 5, 'b')];
+    const said: number[] = [];
+    let state = startState(T);
+    for (let n = 1; n <= 5; n++) {
+      const result = poll(state, { ...LOG, now: T + n * 1000 }, [page]);
+      said.push(result.implausible);
+      state = result.state;
+    }
+    expect(said).toEqual([1, 0, 0, 0, 0]);
+    expect(total(state)).toBe(2);
+    // Kept while it can be listed again: until the window passes the poll that read it.
+    expect(state.refused).toHaveLength(1);
+    const later = poll(state, { ...LOG, now: T + 40_000 }, [[event(T + 39_000, 'c')]]);
+    expect(later.state.refused).toEqual([]);
+  });
+
+  it('one dated ahead is refused once, and counted once the clock brings it within the horizon', () => {
+    const ahead = event(T + 400_000, 'x');
+    const first = poll(startState(T), { ...LOG, now: T }, [[ahead]]);
+    const again = poll(first.state, { ...LOG, now: T + 50_000 }, [[ahead]]);
+    expect([first.future, again.future, again.counted]).toEqual([1, 0, 0]);
+    const within = poll(again.state, { ...LOG, now: T + 150_000 }, [[ahead]]);
+    expect([within.future, within.counted]).toEqual([0, 1]);
+    const after = poll(within.state, { ...LOG, now: T + 160_000 }, [[ahead]]);
+    expect([after.future, after.counted, total(after.state)]).toEqual([0, 0, 1]);
+  });
+
+  it('refusals kept are bounded as the identities are', () => {
+    const page = Array.from({ length: 50 }, (_, k) => event(T + 400_000 + k, `f${k}`));
+    const result = poll(startState(T), { ...LOG, now: T, maxKept: 10 }, [page]);
+    expect(result.future).toBe(50);
+    expect(result.state.refused).toHaveLength(10);
+  });
+});
+
 describe('W never runs ahead of the exporter clock', () => {
   it('an event 4 minutes ahead is counted once, W moves to the poll start, the next minutes count', () => {
     let state = startState(T);
