@@ -19,6 +19,7 @@ export {
   type EventSeries,
   type EventState,
   type KeptEvent,
+  type KeyBudgetState,
   type PendingEvent,
 } from './event-state.js';
 export { KeyBudget } from './event-tally.js';
@@ -78,7 +79,7 @@ export interface ScanResult {
   readonly counted: number;
   /** Of those, events counted under folded labels because of the cap. */
   readonly truncated: number;
-  /** What the cap folded, once each: a key refused (`key\0<key>`), or a label set beyond the cap. */
+  /** What the cap folded: a key refused (`key\0<key>`, the first time its budget said it), or a label set beyond the cap. */
   readonly folded: ReadonlySet<string>;
   /** Outcomes counted by this poll (final, or leaving the window unfinished). */
   readonly outcomes: number;

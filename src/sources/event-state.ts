@@ -97,6 +97,16 @@ export function startState(watermark: number): EventState {
   };
 }
 
+/**
+ * What a budget of keys shared by several (source, state)s of an entry keeps (event-tally.ts): the
+ * keys admitted under their name, and those whose fold was said. Live and shared by the polls of
+ * its sources, so that two polls running at once take one decision; plain data, carried as it is.
+ */
+export interface KeyBudgetState {
+  readonly admitted: Set<string>;
+  readonly said: Set<string>;
+}
+
 /** The label value that label values beyond a cap are counted under. */
 export const OTHER = 'other';
 

@@ -209,6 +209,32 @@ describe('one cap, one series', () => {
     expect(more.state.series.map((s) => s.labels)).toContainEqual(['a', 'other']);
   });
 
+  it('the budget kept in the entry is one decision, whichever family polls first or at once', () => {
+    const now = T + 10_000;
+    const kept = { admitted: new Set<string>(), said: new Set<string>() };
+    // Both polls begin before either counted anything: their budgets are built from empty series.
+    const forErrors = new KeyBudget(1, [], kept);
+    const forDeliveries = new KeyBudget(1, [], kept);
+    const errors = poll(startState(T), { ...LOG, now, maxSeries: 1, keys: forErrors }, [
+      [event(T + 5, 'e1', ['failing', '500'])],
+    ]);
+    const deliveries = poll(startState(T), { ...LOG, now, maxSeries: 1, keys: forDeliveries }, [
+      [event(T + 6, 'd1', ['ok']), event(T + 3, 'd2', ['failing'])],
+    ]);
+    expect(errors.state.series.map((s) => s.labels[0])).toEqual(['failing']);
+    expect(deliveries.state.series.map((s) => s.labels[0])).toEqual(['other', 'failing']);
+    expect([...deliveries.folded]).toEqual(['key\u0000ok']);
+    // The fold of `ok` is said once: not again by the next poll, nor by the other family.
+    const next = poll(deliveries.state, { ...LOG, now, maxSeries: 1, keys: new KeyBudget(1, [], kept) }, [
+      [event(T + 7, 'd3', ['ok'])],
+    ]);
+    const other = poll(errors.state, { ...LOG, now, maxSeries: 1, keys: new KeyBudget(1, [], kept) }, [
+      [event(T + 8, 'e2', ['ok', '500'])],
+    ]);
+    expect([next.truncated, other.truncated]).toEqual([1, 1]);
+    expect([...next.folded, ...other.folded]).toEqual([]);
+  });
+
   it('a failure function state is never folded, whatever the cap', () => {
     const outcome = (state: string) => ({ labels: [state], final: true });
     const runs = Array.from({ length: 4 }, (_, k) => ({
