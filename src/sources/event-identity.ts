@@ -113,6 +113,41 @@ function note(times: Times, identity: string, time: number, timed: boolean): voi
   } else if (!at.includes(time)) at.push(time);
 }
 
+/**
+ * The events refused for their time (docs/metrics.md, Event counters, rule 2), each as its identity
+ * and the time it was listed with: a refusal is counted once, however many polls list it again.
+ * Each is kept until the window the source reads passes the latest time it could truly have: its
+ * own for one dated ahead, the start of the poll that read it for one that is no time (Upstash lists
+ * nothing after that). An event refused as ahead whose time comes within the horizon later is a time
+ * then, and counted as any other. Bounded as the identities are.
+ */
+export class RefusedTimes {
+  /** `identity\0time` → until when it is kept. */
+  readonly #refused = new Map<string, number>();
+
+  /** From the refused list of a state. */
+  constructor(refused: readonly KeptEvent[]) {
+    for (const { identity, time } of refused) this.#refused.set(identity, time);
+  }
+
+  /** Whether this refusal is new (then noted, kept until `until`); false if it was counted before. */
+  first(identity: string, time: number, until: number): boolean {
+    const key = `${identity}\u0000${String(time)}`;
+    const kept = this.#refused.get(key);
+    this.#refused.set(key, Math.max(kept ?? until, until));
+    return kept === undefined;
+  }
+
+  /** The refusals to keep: those kept until `cutoff` or later, the latest `max`. */
+  keep(cutoff: number, max: number): KeptEvent[] {
+    const kept: KeptEvent[] = [];
+    for (const [identity, time] of this.#refused) if (time >= cutoff) kept.push({ time, identity });
+    if (kept.length <= max) return kept;
+    kept.sort((a, b) => b.time - a.time);
+    return kept.slice(0, Math.max(0, max));
+  }
+}
+
 /** A pending event as a poll holds it. */
 interface Held {
   time: number;

@@ -1,4 +1,4 @@
-import { KeptIdentities, PendingOutcomes } from './event-identity.js';
+import { KeptIdentities, PendingOutcomes, RefusedTimes } from './event-identity.js';
 import type { CountedEvent, EventState } from './event-state.js';
 import { Tally, type KeyBudget } from './event-tally.js';
 import { timeBounds, timeVerdict, type TimeBounds } from './event-time.js';
@@ -19,6 +19,7 @@ export {
   type EventSeries,
   type EventState,
   type KeptEvent,
+  type KeyBudgetState,
   type PendingEvent,
 } from './event-state.js';
 export { KeyBudget } from './event-tally.js';
@@ -78,15 +79,15 @@ export interface ScanResult {
   readonly counted: number;
   /** Of those, events counted under folded labels because of the cap. */
   readonly truncated: number;
-  /** What the cap folded, once each: a key refused (`key\0<key>`), or a label set beyond the cap. */
+  /** What the cap folded: a key refused (`key\0<key>`, the first time its budget said it), or a label set beyond the cap. */
   readonly folded: ReadonlySet<string>;
   /** Outcomes counted by this poll (final, or leaving the window unfinished). */
   readonly outcomes: number;
   /** Seconds newly said unread by this poll (0 when it was complete). */
   readonly unreadSeconds: number;
-  /** Events refused as dated more than five minutes ahead: not counted, nothing moved. */
+  /** Events refused as dated more than five minutes ahead, not refused before: not counted, nothing moved. */
   readonly future: number;
-  /** Events refused for a time that is no time (before 2015, negative, not a number): likewise. */
+  /** Events refused for a time that is no time (before 2015, negative, not a number), not before: likewise. */
   readonly implausible: number;
 }
 
@@ -103,6 +104,7 @@ export class EventScan {
   readonly #from: number;
   readonly #kept: KeptIdentities;
   readonly #pending: PendingOutcomes;
+  readonly #refused: RefusedTimes;
   readonly #tally: Tally;
   readonly #outcomes: Tally;
   #outcomeCount = 0;
@@ -125,6 +127,7 @@ export class EventScan {
     this.#from = Math.floor(Math.max(state.since, state.watermark - (options.settle ?? 0)));
     this.#kept = new KeptIdentities(state.kept, options.timedIdentity ?? false);
     this.#pending = new PendingOutcomes(state.pending);
+    this.#refused = new RefusedTimes(state.refused ?? []);
     this.#tally = new Tally(state.series, options);
     // The outcome's labels are the event's (already capped) and a fixed set: never folded.
     this.#outcomes = new Tally(state.outcomes, { maxSeries: Infinity });
@@ -152,8 +155,11 @@ export class EventScan {
       const { time } = event;
       const verdict = timeVerdict(time, this.#bounds);
       if (verdict !== 'ok') {
-        if (verdict === 'ahead') this.#future++;
-        else this.#implausible++;
+        // Refused once, however many polls list it again (event-identity.ts).
+        const until = verdict === 'ahead' ? time : (this.#options.now ?? this.#state.watermark);
+        if (this.#refused.first(event.identity, time, until))
+          if (verdict === 'ahead') this.#future++;
+          else this.#implausible++;
         continue;
       }
       some = true;
@@ -208,7 +214,8 @@ export class EventScan {
       : unreadSpan(old.watermark, old.unreadUntil, upTo, now, perSecond);
     const cutoff = watermark - settle;
     const { kept, floor } = this.#kept.keep(cutoff, maxKept);
-    const { pending, leaving } = this.#pending.keep(cutoff - (this.#options.pendingWindow ?? 0), maxKept);
+    const window = cutoff - (this.#options.pendingWindow ?? 0);
+    const { pending, leaving } = this.#pending.keep(window, maxKept);
     for (const labels of leaving) this.#countOutcome(labels);
     return {
       state: {
@@ -216,6 +223,7 @@ export class EventScan {
         since: Math.max(old.since, floor),
         kept,
         pending,
+        refused: this.#refused.keep(window, maxKept),
         unreadSeconds: old.unreadSeconds + unread.seconds,
         unreadUntil: unread.until,
         complete,

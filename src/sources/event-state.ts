@@ -63,6 +63,12 @@ export interface EventState {
   readonly kept: readonly KeptEvent[];
   /** The events counted whose outcome is not final yet, bounded as the identities are. */
   readonly pending: readonly PendingEvent[];
+  /**
+   * The events refused for their time that a poll may list again, so that each is refused (and
+   * said) once: `identity` is the event's and the time it was listed with, `time` until when it is
+   * kept; bounded as the identities are. Absent: none.
+   */
+  readonly refused?: readonly KeptEvent[];
   /** Seconds of windows not read because of the page cap, in all. */
   readonly unreadSeconds: number;
   /** The end of the spans said unread so far (the rule's unit): a span is said once. */
@@ -82,12 +88,23 @@ export function startState(watermark: number): EventState {
     since: watermark,
     kept: [],
     pending: [],
+    refused: [],
     unreadSeconds: 0,
     unreadUntil: watermark,
     complete: true,
     series: [],
     outcomes: [],
   };
+}
+
+/**
+ * What a budget of keys shared by several (source, state)s of an entry keeps (event-tally.ts): the
+ * keys admitted under their name, and those whose fold was said. Live and shared by the polls of
+ * its sources, so that two polls running at once take one decision; plain data, carried as it is.
+ */
+export interface KeyBudgetState {
+  readonly admitted: Set<string>;
+  readonly said: Set<string>;
 }
 
 /** The label value that label values beyond a cap are counted under. */

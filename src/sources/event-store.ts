@@ -1,4 +1,4 @@
-import type { EventState } from './event-rule.js';
+import type { EventState, KeyBudgetState } from './event-rule.js';
 
 /**
  * What the event sources of one config entry keep between polls: when the entry began to be polled
@@ -14,6 +14,8 @@ export interface EntryEvents {
   readonly states: Map<string, EventState>;
   /** Sources reading the SDK's path (`/v2/events`, `/v2/workflows/events`) from now on. */
   readonly sdkPaths: Set<string>;
+  /** The budgets of keys its sources share, by the names of those sources joined by a space. */
+  readonly budgets: Map<string, KeyBudgetState>;
 }
 
 /** An entry's event state as one source's poll sees it. */
@@ -22,6 +24,8 @@ export interface EventEntry {
   readonly since: number;
   readonly states: Map<string, EventState>;
   readonly sdkPaths: Set<string>;
+  /** The budgets of keys its sources share (EntryEvents.budgets). */
+  readonly budgets: Map<string, KeyBudgetState>;
   /** Source `source` reads `path` (the SDK's) from now on: noted once, and told to the store's owner. */
   readonly useSdkPath: (source: string, path: string) => void;
 }
@@ -57,6 +61,12 @@ export class EventStore {
         starts: new Map(entry.starts),
         states: new Map(entry.states),
         sdkPaths: new Set(entry.sdkPaths),
+        budgets: new Map(
+          [...entry.budgets].map(([name, kept]) => [
+            name,
+            { admitted: new Set(kept.admitted), said: new Set(kept.said) },
+          ]),
+        ),
       });
   }
 
@@ -68,7 +78,7 @@ export class EventStore {
       kept.add(key);
       let entry = this.#entries.get(key);
       if (entry === undefined) {
-        entry = { since: now, starts: new Map(), states: new Map(), sdkPaths: new Set() };
+        entry = { since: now, starts: new Map(), states: new Map(), sdkPaths: new Set(), budgets: new Map() };
         this.#entries.set(key, entry);
       }
       const listed = new Set(sources);
@@ -76,6 +86,9 @@ export class EventStore {
         if (!listed.has(sourceOf(name)) || !entry.starts.has(sourceOf(name))) entry.states.delete(name);
       for (const source of entry.sdkPaths) if (!listed.has(source)) entry.sdkPaths.delete(source);
       for (const source of entry.starts.keys()) if (!listed.has(source)) entry.starts.delete(source);
+      // A budget goes with the last of its sources.
+      for (const name of entry.budgets.keys())
+        if (!name.split(' ').some((source) => listed.has(source))) entry.budgets.delete(name);
       // A source listed again starts afresh; a state its last poll left (one in flight at the
       // reload that removed it) went above.
       for (const source of sources) if (!entry.starts.has(source)) entry.starts.set(source, now);
@@ -90,7 +103,13 @@ export class EventStore {
   of(key: string, source?: string): EventEntry {
     let entry = this.#entries.get(key);
     if (entry === undefined) {
-      entry = { since: this.#now(), starts: new Map(), states: new Map(), sdkPaths: new Set() };
+      entry = {
+        since: this.#now(),
+        starts: new Map(),
+        states: new Map(),
+        sdkPaths: new Set(),
+        budgets: new Map(),
+      };
       this.#entries.set(key, entry);
     }
     const { sdkPaths } = entry;
@@ -98,6 +117,7 @@ export class EventStore {
       since: (source === undefined ? undefined : entry.starts.get(source)) ?? entry.since,
       states: entry.states,
       sdkPaths,
+      budgets: entry.budgets,
       useSdkPath: (name, path) => {
         if (sdkPaths.has(name)) return;
         sdkPaths.add(name);

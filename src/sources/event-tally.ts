@@ -1,4 +1,4 @@
-import { OTHER, type EventSeries } from './event-state.js';
+import { OTHER, type EventSeries, type KeyBudgetState } from './event-state.js';
 
 // The counts of a (source, state) per label set, and the one cap on them (docs/metrics.md, Event
 // counters): at most `limits.max_event_series` label sets, a new one beyond folded into `other`.
@@ -7,30 +7,48 @@ import { OTHER, type EventSeries } from './event-state.js';
 // one budget of keys ({@link KeyBudget}). Only the labels handed in are folded: the fixed-set labels
 // of an outcome (a failure function's state) are appended after the cap, never folded.
 
+/** Folded keys a budget remembers having said; beyond, a fold is said once per poll. */
+const SAID_AT_MOST = 10_000;
+
 /**
  * The keys (first labels) a budget of `max` holds, shared by the families of a ratio: the keys
  * already counted under their name by any of them, then new ones while there is room. A key once
- * admitted stays; one refused stays folded while the budget is full.
+ * admitted stays; one refused stays folded while the budget is full. Kept in the entry's state
+ * (`kept`), the decision is one for every source sharing it, whatever order they poll in.
  */
 export class KeyBudget {
-  readonly #admitted = new Set<string>();
+  readonly #kept: KeyBudgetState;
   readonly #max: number;
 
-  /** From the series of every family sharing the budget. */
-  constructor(max: number, families: readonly (readonly EventSeries[])[]) {
+  /** From the kept budget (a new one when absent) and the series of every family sharing it. */
+  constructor(
+    max: number,
+    families: readonly (readonly EventSeries[])[],
+    kept: KeyBudgetState = { admitted: new Set(), said: new Set() },
+  ) {
     this.#max = max;
+    this.#kept = kept;
     for (const series of families)
       for (const s of series) {
         const key = s.labels[0];
-        if (key !== undefined && key !== OTHER) this.#admitted.add(key);
+        if (key !== undefined && key !== OTHER) kept.admitted.add(key);
       }
   }
 
   /** Whether `key` is counted under its name (admitting it if there is room). */
   admit(key: string): boolean {
-    if (this.#admitted.has(key)) return true;
-    if (this.#admitted.size >= this.#max) return false;
-    this.#admitted.add(key);
+    const { admitted } = this.#kept;
+    if (admitted.has(key)) return true;
+    if (admitted.size >= this.#max) return false;
+    admitted.add(key);
+    return true;
+  }
+
+  /** Whether the fold of `key` is to be said: the first time, by any source sharing the budget. */
+  sayFold(key: string): boolean {
+    const { said } = this.#kept;
+    if (said.has(key)) return false;
+    if (said.size < SAID_AT_MOST) said.add(key);
     return true;
   }
 }
@@ -107,7 +125,7 @@ export class Tally {
     if (this.#index.has(key) || isFolded(labels, keys !== undefined)) return labels;
     const first = labels[0];
     if (keys !== undefined && first !== undefined && !keys.admit(first)) {
-      this.folded.add(`key\u0000${first}`);
+      if (keys.sayFold(first)) this.folded.add(`key\u0000${first}`);
       return labels.map(() => OTHER);
     }
     if (this.#held < this.#options.maxSeries) {

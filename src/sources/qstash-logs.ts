@@ -77,15 +77,25 @@ export function countedLogEvents(state: string): (events: readonly LogEvent[]) =
 /** The states whose label sets share one budget of destinations: errors, failures and deliveries. */
 const DESTINATION_STATES = ['qstash_logs/ERROR', 'qstash_logs/FAILED', 'qstash_deliveries/DELIVERED'];
 
+/** The entry's budget of destinations, by the sources that share it. */
+const DESTINATION_BUDGET = 'qstash_logs qstash_deliveries';
+
 /**
  * The one budget of destinations of an entry's QStash log counters (docs/metrics.md, Event
  * counters): a destination is under its name in the errors, the failures and the deliveries, or
  * `other` in all, so that the error ratio of a destination is never cut apart.
  */
 export function destinationBudget(events: EventEntry, maxSeries: number): KeyBudget {
+  // Kept in the entry, not derived from the series: the two sources may poll at once.
+  let kept = events.budgets.get(DESTINATION_BUDGET);
+  if (kept === undefined) {
+    kept = { admitted: new Set(), said: new Set() };
+    events.budgets.set(DESTINATION_BUDGET, kept);
+  }
   return new KeyBudget(
     maxSeries,
     DESTINATION_STATES.map((key) => events.states.get(key)?.series ?? []),
+    kept,
   );
 }
 

@@ -9,7 +9,7 @@ import {
   type FinishedRunState,
   type WorkflowRun,
 } from '../upstash/workflow-runs.js';
-import { KeyBudget, type CountedEvent, type EventSeries } from './event-rule.js';
+import { KeyBudget, OTHER, type CountedEvent, type EventSeries } from './event-rule.js';
 import { counterSamples, histogramSamples, scanMetrics } from './event-samples.js';
 import { EventPoll } from './event-scan.js';
 import { sincePoll } from './event-warnings.js';
@@ -52,10 +52,46 @@ const OLDEST = gauge(
   1000,
 );
 
-/** The `state` label of a failed run's failure function: as Upstash spells it, `none`, or `unknown`. */
-function failureLabel(state: string | undefined): string {
-  if (state === undefined) return 'none';
-  return state === '' ? 'unknown' : labelKey(state);
+/** The failure function's states Upstash names, and ours: never folded. */
+const KNOWN_CALLBACK_STATES = new Set([
+  'CALLBACK_INPROGRESS',
+  'CALLBACK_SUCCESS',
+  'CALLBACK_FAIL',
+  'CALLBACK_CANCELED',
+  'none',
+  'unknown',
+]);
+
+/** Distinct failure-function states an entry exports at most, as for `qstash_stats`' states. */
+const MAX_CALLBACK_STATES = 20;
+
+/**
+ * The `state` label of a failed run's failure function: as Upstash spells it, `none`, or `unknown`.
+ * A spelling Upstash does not name is kept as it comes while the entry has fewer than 20 states,
+ * and is `other` beyond (docs/metrics.md, Delivery errors and workflow runs), so that an upstream
+ * inventing spellings cannot grow series without bound; the named ones are never folded.
+ */
+class FailureLabels {
+  readonly #seen = new Set<string>();
+  /** Spellings folded into `other` by this poll. */
+  readonly folded = new Set<string>();
+
+  /** From the outcomes counted so far (labels: workflow, state). */
+  constructor(outcomes: readonly EventSeries[]) {
+    for (const s of outcomes) if (s.labels[1] !== undefined) this.#seen.add(s.labels[1]);
+  }
+
+  label(state: string | undefined): string {
+    if (state === undefined) return 'none';
+    const label = state === '' ? 'unknown' : labelKey(state);
+    if (KNOWN_CALLBACK_STATES.has(label) || this.#seen.has(label)) return label;
+    if (this.#seen.size < MAX_CALLBACK_STATES) {
+      this.#seen.add(label);
+      return label;
+    }
+    this.folded.add(label);
+    return OTHER;
+  }
 }
 
 /** The failure function's state while its callback is delivered and retried: not final yet. */
@@ -70,6 +106,7 @@ const IN_PROGRESS_CALLBACK = 'CALLBACK_INPROGRESS';
 function countedRun(
   run: WorkflowRun & { readonly workflowRunCompletedAt: number },
   state: FinishedRunState,
+  failures: FailureLabels,
 ): CountedEvent {
   const workflow = labelKey(run.workflow ?? '');
   return {
@@ -80,7 +117,7 @@ function countedRun(
     value: Math.max(0, run.workflowRunCompletedAt - run.workflowRunCreatedAt) / 1000,
     ...(state === 'RUN_FAILED' && {
       outcome: {
-        labels: [failureLabel(run.failureFunctionState)],
+        labels: [failures.label(run.failureFunctionState)],
         final: run.failureFunctionState !== IN_PROGRESS_CALLBACK,
       },
     }),
@@ -116,6 +153,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
       limits.maxEventSeries,
       FINISHED_RUN_STATES.map((s) => events.states.get(`${NAME}/${s}`)?.series ?? []),
     );
+    const failures = new FailureLabels(events.states.get(`${NAME}/RUN_FAILED`)?.outcomes ?? []);
     for (const state of FINISHED_RUN_STATES) {
       const callbacksBefore = failedCallbacks(events.states.get(`${NAME}/${state}`)?.outcomes ?? []);
       const { result, first } = await poll.scan(
@@ -137,7 +175,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
               if (run.workflowRunCompletedAt === undefined) poll.rejected.add('workflowRunCompletedAt');
               return run.workflowRunCompletedAt !== undefined;
             })
-            .map((run) => countedRun(run, state)),
+            .map((run) => countedRun(run, state, failures)),
       );
       if (state === 'RUN_FAILED' && result.counted > 0)
         failed.push(sincePoll(`${counted(result.counted, 'workflow run')} failed`, first));
@@ -159,6 +197,8 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
           ...counterSamples(CALLBACKS, account.name, ['workflow', 'state'], result.state.outcomes),
         );
     }
+    // Failure-function spellings beyond the bound, once a poll each.
+    poll.truncated += failures.folded.size;
     // The runs in progress now: no fromDate, every page up to the cap, counted afresh each poll.
     const running = new Map<string, { count: number; oldest: number }>();
     const listedAll = await poll.pages(WORKFLOW_RUNS, () => ({ state: RUN_STARTED }))(0, (runs) => {

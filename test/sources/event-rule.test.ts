@@ -89,6 +89,43 @@ describe('no event ends a scan', () => {
   });
 });
 
+describe('a refused time is said once', () => {
+  it('an event in seconds listed again by the next polls is refused, and said, once', () => {
+    const page = [event(T + 20, 'a'), event(Math.floor((T + 10) / 1000), 's'), event(T + 5, 'b')];
+    const said: number[] = [];
+    let state = startState(T);
+    for (let n = 1; n <= 5; n++) {
+      const result = poll(state, { ...LOG, now: T + n * 1000 }, [page]);
+      said.push(result.implausible);
+      state = result.state;
+    }
+    expect(said).toEqual([1, 0, 0, 0, 0]);
+    expect(total(state)).toBe(2);
+    // Kept while it can be listed again: until the window passes the poll that read it.
+    expect(state.refused).toHaveLength(1);
+    const later = poll(state, { ...LOG, now: T + 40_000 }, [[event(T + 39_000, 'c')]]);
+    expect(later.state.refused).toEqual([]);
+  });
+
+  it('one dated ahead is refused once, and counted once the clock brings it within the horizon', () => {
+    const ahead = event(T + 400_000, 'x');
+    const first = poll(startState(T), { ...LOG, now: T }, [[ahead]]);
+    const again = poll(first.state, { ...LOG, now: T + 50_000 }, [[ahead]]);
+    expect([first.future, again.future, again.counted]).toEqual([1, 0, 0]);
+    const within = poll(again.state, { ...LOG, now: T + 150_000 }, [[ahead]]);
+    expect([within.future, within.counted]).toEqual([0, 1]);
+    const after = poll(within.state, { ...LOG, now: T + 160_000 }, [[ahead]]);
+    expect([after.future, after.counted, total(after.state)]).toEqual([0, 0, 1]);
+  });
+
+  it('refusals kept are bounded as the identities are', () => {
+    const page = Array.from({ length: 50 }, (_, k) => event(T + 400_000 + k, `f${k}`));
+    const result = poll(startState(T), { ...LOG, now: T, maxKept: 10 }, [page]);
+    expect(result.future).toBe(50);
+    expect(result.state.refused).toHaveLength(10);
+  });
+});
+
 describe('W never runs ahead of the exporter clock', () => {
   it('an event 4 minutes ahead is counted once, W moves to the poll start, the next minutes count', () => {
     let state = startState(T);
@@ -170,6 +207,32 @@ describe('one cap, one series', () => {
       [event(T + 7, 'e3', ['a', '503'])],
     ]);
     expect(more.state.series.map((s) => s.labels)).toContainEqual(['a', 'other']);
+  });
+
+  it('the budget kept in the entry is one decision, whichever family polls first or at once', () => {
+    const now = T + 10_000;
+    const kept = { admitted: new Set<string>(), said: new Set<string>() };
+    // Both polls begin before either counted anything: their budgets are built from empty series.
+    const forErrors = new KeyBudget(1, [], kept);
+    const forDeliveries = new KeyBudget(1, [], kept);
+    const errors = poll(startState(T), { ...LOG, now, maxSeries: 1, keys: forErrors }, [
+      [event(T + 5, 'e1', ['failing', '500'])],
+    ]);
+    const deliveries = poll(startState(T), { ...LOG, now, maxSeries: 1, keys: forDeliveries }, [
+      [event(T + 6, 'd1', ['ok']), event(T + 3, 'd2', ['failing'])],
+    ]);
+    expect(errors.state.series.map((s) => s.labels[0])).toEqual(['failing']);
+    expect(deliveries.state.series.map((s) => s.labels[0])).toEqual(['other', 'failing']);
+    expect([...deliveries.folded]).toEqual(['key\u0000ok']);
+    // The fold of `ok` is said once: not again by the next poll, nor by the other family.
+    const next = poll(deliveries.state, { ...LOG, now, maxSeries: 1, keys: new KeyBudget(1, [], kept) }, [
+      [event(T + 7, 'd3', ['ok'])],
+    ]);
+    const other = poll(errors.state, { ...LOG, now, maxSeries: 1, keys: new KeyBudget(1, [], kept) }, [
+      [event(T + 8, 'e2', ['ok', '500'])],
+    ]);
+    expect([next.truncated, other.truncated]).toEqual([1, 1]);
+    expect([...next.folded, ...other.folded]).toEqual([]);
   });
 
   it('a failure function state is never folded, whatever the cap', () => {

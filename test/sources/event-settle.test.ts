@@ -168,7 +168,8 @@ describe('future times', () => {
     sim.setQstashLogs([log(now * 1000, 'micro'), log(now - 1000, 'm1'), log(now, 'm2')]);
     const second = await poll(qstashLogs, events);
     expect(total(second, ERRORS)).toBe(2);
-    expect(second.rejectedFields).toContain('time');
+    // Listed again, it is the event already refused: said once, by the first poll.
+    expect(second.rejectedFields).not.toContain('time');
   });
 
   it('workflow_runs: a run completed 10^12 ms after its creation is refused, the next runs count', async () => {

@@ -182,6 +182,29 @@ describe('workflow_runs: failure callbacks', () => {
     });
   });
 
+  it('keeps at most 20 states: spellings Upstash does not name beyond are other, CALLBACK_FAIL never', async () => {
+    // Ten runs a page: 40 new spellings over four polls, then a failure function that failed.
+    let served: Record<string, unknown>[] = [];
+    const baseUrl = await fake(() => served);
+    const events = new EventStore({ now: () => START }).of('eu', 'workflow_runs');
+    let dropped = 0;
+    for (let page = 0; page < 4; page++) {
+      served = Array.from({ length: 10 }, (_, k) =>
+        run(`o${page * 10 + k}`, 'RUN_FAILED', START + 1000 + page * 10 + k, {
+          state: `CALLBACK_ODD_${page * 10 + k}`,
+        }),
+      );
+      dropped += (await poll(baseUrl, events)).labelValuesDropped ?? 0;
+    }
+    served = [run('f1', 'RUN_FAILED', START + 2000, { state: 'CALLBACK_FAIL' })];
+    const result = await poll(baseUrl, events);
+    const counted = series(result, 'upstash_workflow_failure_callbacks_total');
+    expect(Object.keys(counted)).toHaveLength(22);
+    expect(counted[`account=eu,workflow=${WORKFLOW},state=CALLBACK_FAIL`]).toBe(1);
+    expect(counted[`account=eu,workflow=${WORKFLOW},state=other`]).toBe(20);
+    expect(dropped).toBe(20);
+  });
+
   it('names a failure function of the wrong type as rejected and counts its run under none', async () => {
     const baseUrl = await fake(() => [run('r1', 'RUN_FAILED', START + 1000, 42)]);
     const result = await poll(baseUrl, new EventStore({ now: () => START }).of('eu', 'workflow_runs'));
