@@ -8,7 +8,7 @@ import { SETTLE_MS, START, labelOf } from './event-account.js';
 // - exactly once: no event counted twice (a run re-stamped later is the same run), and at the end
 //   every plausible event counted, unless it was visible more than the settle window late or a
 //   capped poll left it unread (then unread seconds were said);
-// - no event ends a scan: an implausible time is never counted, is said rejected, fails no poll,
+// - no event ends a scan: an implausible time is never counted, is said rejected (by the first poll served it), fails no poll,
 //   and W never runs ahead of the clock of the poll that moved it;
 // - unread seconds said once: never more in all than the time since the start, and after a capped
 //   poll that left W where it was, no more than the time since that poll;
@@ -77,6 +77,8 @@ export class EventModel {
   /** Per unread series, what the state's last poll in the worker's line said, W and when. */
   #said = new Map<SeriesKey, Said>();
   #saidPublished = new Map<SeriesKey, Said>();
+  /** The implausible events some poll was served: each is said rejected once, at the first. */
+  readonly #servedBefore = new Set<string>();
   /** When the last poll that stored anything began: W is not past it. */
   #lastPoll = START;
 
@@ -107,9 +109,16 @@ export class EventModel {
         event.visibleAt = clock;
     const on = (check: Check): boolean => !(this.#counting.skip ?? []).includes(check);
     // A state a capped read stored is in doubt even when a later state of the poll failed.
+    // An implausible time is said rejected once (I2): by the first poll that is served it, when
+    // that poll stands; one that fails may already have stored its state's refusal, so after it
+    // nothing is asked of that event.
     let servedImplausible = false;
     for (const [state, served] of upstream.served) {
-      for (const id of served.ids) if (this.events.get(id)?.plausible === false) servedImplausible = true;
+      for (const id of served.ids)
+        if (this.events.get(id)?.plausible === false && !this.#servedBefore.has(id)) {
+          this.#servedBefore.add(id);
+          servedImplausible = true;
+        }
       if (served.pages < limits.maxEventPages || !served.more) continue;
       for (const event of this.events.values())
         if (event.state === state && event.visibleAt !== undefined && !served.ids.has(event.id))
