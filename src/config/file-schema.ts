@@ -14,6 +14,7 @@ import {
   interval,
   isNumeric,
   lookbackMs,
+  labelList,
   MAX_TOTAL_SHARDS,
   name,
   nonEmptyText,
@@ -182,6 +183,8 @@ const qstashEntry = z
     schedule: cronSchedule.optional(),
     ...ownIntervals('qstash'),
     workflow_lookback: lookbackMs.optional(),
+    labels: labelList.optional(),
+    exemplars: yesNo.optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.qstash))
   .transform(withSchedule(DEFAULTS.qstashInterval))

@@ -35,6 +35,8 @@ export function demoConfig(url: string, base: CommonSettings): Config {
         // max_event_pages (10) reads and each poll would say seconds unread. The report workflow's
         // runs (at most 10 minutes) still fit in it. docs/metrics.md says the same for real accounts.
         workflowLookbackMs: 15 * 60_000,
+        labels: [],
+        exemplars: true,
       },
     ],
     management: [
