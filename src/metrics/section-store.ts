@@ -2,7 +2,7 @@ import type { DataMetric } from './catalogue.js';
 import type { UnitChange } from './data-series.js';
 import { familyHeader, type Format } from './exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from './family-filter.js';
-import { familyLines } from './unit-bytes.js';
+import { familyLines, openMetricsLines } from './unit-bytes.js';
 
 /** A run of exposition bytes to send back to back (a large section is never one buffer). */
 export type Rendered = readonly Buffer[];
@@ -57,8 +57,11 @@ export class SectionStore {
       } else {
         const at = Math.floor((this.#positions().get(id) ?? 0) / BLOCK_UNITS);
         for (const name of new Set([...(before?.keys() ?? []), ...(after?.keys() ?? [])])) {
-          const blocks = this.#blocks.get(name);
-          if (blocks !== undefined) blocks[at] = undefined;
+          // A family's OpenMetrics blocks hold the plain lines of the units without exemplars.
+          for (const key of [name, openMetricsLines(name)]) {
+            const blocks = this.#blocks.get(key);
+            if (blocks !== undefined) blocks[at] = undefined;
+          }
         }
       }
       if (after === undefined) this.#units.delete(id);
@@ -84,13 +87,16 @@ export class SectionStore {
     const chunks: Buffer[] = [];
     for (const metric of this.#metrics) {
       if (!keep(metric.name)) continue;
-      let blocks = this.#blocks.get(metric.name);
-      if (blocks === undefined) this.#blocks.set(metric.name, (blocks = []));
+      // OpenMetrics reads a unit's lines with exemplars where it has them (unit-bytes.ts).
+      const name = format === 'openmetrics' ? openMetricsLines(metric.name) : metric.name;
+      let blocks = this.#blocks.get(name);
+      if (blocks === undefined) this.#blocks.set(name, (blocks = []));
       let header = false;
       for (let at = 0; at < count; at++) {
         const block = (blocks[at] ??= this.#join(
-          metric.name,
+          name,
           ids.slice(at * BLOCK_UNITS, (at + 1) * BLOCK_UNITS),
+          metric.name,
         ));
         if (block.length === 0) continue;
         if (!header) {
@@ -103,12 +109,13 @@ export class SectionStore {
     return chunks;
   }
 
-  #join(name: string, ids: readonly string[]): Buffer {
+  /** Joins the lines `name` of units `ids`, or `plain`'s of a unit without them. */
+  #join(name: string, ids: readonly string[], plain: string): Buffer {
     const parts: [unit: Map<string, Buffer>, part: Buffer][] = [];
     let length = 0;
     for (const id of ids) {
       const unit = this.#units.get(id);
-      const part = unit?.get(name);
+      const part = unit?.get(name) ?? unit?.get(plain);
       if (unit !== undefined && part !== undefined && part.length > 0) {
         parts.push([unit, part]);
         length += part.length;
