@@ -13,7 +13,7 @@ import { entryObject } from './tolerance.js';
 export type Labelled<T> = T & { readonly labels?: readonly string[] };
 
 /**
- * Of an event's `labels` (or, without a `labels` array, its `label` string), the values in
+ * Of an event's `labels` (or, without a non-empty `labels` array, its `label` string), the values in
  * `allowed`, once each, in the list's order; undefined when none is listed. A wrong type is no label.
  */
 export function listedLabels(raw: unknown, allowed: readonly string[]): readonly string[] | undefined {
@@ -21,7 +21,9 @@ export function listedLabels(raw: unknown, allowed: readonly string[]): readonly
   const entry = entryObject(raw);
   if (entry === undefined) return undefined;
   const { labels, label } = entry;
-  const carried: readonly unknown[] = Array.isArray(labels) ? labels : label === undefined ? [] : [label];
+  // An empty `labels` is no labels: the older `label` then speaks.
+  const carried: readonly unknown[] =
+    Array.isArray(labels) && labels.length > 0 ? labels : label === undefined ? [] : [label];
   if (carried.length === 0) return undefined;
   const found = allowed.filter((value) => carried.includes(value));
   return found.length === 0 ? undefined : found;
