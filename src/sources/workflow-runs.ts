@@ -118,7 +118,17 @@ function failedCallbacks(outcomes: readonly EventSeries[]): number {
 export const workflowRuns: SourceKind<'workflow_runs'> = {
   name: NAME,
   per: 'account',
-  metrics: [FINISHED, DURATION, CALLBACKS, IN_PROGRESS, OLDEST, SCAN.complete, SCAN.unread, SCAN.watermark],
+  metrics: [
+    FINISHED,
+    DURATION,
+    CALLBACKS,
+    LABEL_RUNS,
+    IN_PROGRESS,
+    OLDEST,
+    SCAN.complete,
+    SCAN.unread,
+    SCAN.watermark,
+  ],
   async poll(request) {
     const { account, limits, events } = request;
     // The poll plan gives every qstash entry its workflow_lookback, defaulted once where the config is

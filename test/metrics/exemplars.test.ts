@@ -67,8 +67,10 @@ describe('a section with exemplars', () => {
 });
 
 describe('the event rule', () => {
+  /** A plausible time (the rule refuses times before 2015), in ms. */
+  const T0 = 1_800_000_000_000;
   const event = (time: number, id: string): CountedEvent => ({
-    time,
+    time: T0 + time,
     identity: id,
     labels: ['x'],
     exemplar: id,
@@ -76,10 +78,10 @@ describe('the event rule', () => {
   const options = { perSecond: 1000, maxSeries: 10, ordered: true, settle: 30_000 };
 
   it("keeps each series' newest event as its exemplar, across polls; a late older one does not replace it", () => {
-    const first = new EventScan(startState(0), options);
+    const first = new EventScan(startState(T0), options);
     first.read([event(2000, 'b'), event(1000, 'a')]);
     const one = first.finish(true).state;
-    expect(one.series[0]?.exemplar).toEqual({ id: 'b', time: 2000, value: 1 });
+    expect(one.series[0]?.exemplar).toEqual({ id: 'b', time: T0 + 2000, value: 1 });
     // The next poll reads a late event, older than b, and nothing newer.
     const second = new EventScan(one, options);
     second.read([event(2000, 'b'), event(1500, 'late')]);
@@ -88,6 +90,6 @@ describe('the event rule', () => {
     expect(two.series[0]?.exemplar?.id).toBe('b');
     const third = new EventScan(two, options);
     third.read([event(3000, 'c')]);
-    expect(third.finish(true).state.series[0]?.exemplar).toEqual({ id: 'c', time: 3000, value: 1 });
+    expect(third.finish(true).state.series[0]?.exemplar).toEqual({ id: 'c', time: T0 + 3000, value: 1 });
   });
 });
