@@ -20,6 +20,7 @@ import {
   startSimulator,
 } from '../../src/demo/simulator.js';
 import type { ScheduleEntry, Simulator } from '../../src/demo/simulator.js';
+import { QSTASH_SOURCES } from '../../src/config/types.js';
 import { DEMO_TEAMS } from '../../src/demo/team-roster.js';
 import {
   Procs,
@@ -145,6 +146,11 @@ beforeAll(async () => {
         // source within seconds, and the dashboard's rates need events in their window.
         dlq_interval: '1s',
         events_interval: '1s',
+        // Every QStash source, the opt-in deliveries too, and a label to count by: the dashboard's
+        // row "By your labels" needs deliveries and labelled events.
+        sources: [...QSTASH_SOURCES],
+        // tenant-a: the simulator's runs of other workflows carry it.
+        labels: ['stack-label', 'tenant-a'],
       },
     ],
     management: [
@@ -376,6 +382,7 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
         .replaceAll('$job', '.*')
         .replaceAll('$account', '.*')
         .replaceAll('$database_id', '.*')
+        .replaceAll('$label', '.*')
         .replaceAll('$database', '.*');
       if (out.includes('$')) throw new Error(`unsubstituted variable in: ${expr}`);
       return out;
@@ -402,8 +409,16 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
         state: 'ERROR',
         url: 'https://api.example.com/a',
         responseStatus: 500,
+        labels: ['stack-label'],
       },
       { time: now, messageId: 'stack-2', state: 'FAILED', url: 'https://api.example.com/a', queueName: 'q' },
+      {
+        time: now,
+        messageId: 'stack-4',
+        state: 'DELIVERED',
+        url: 'https://api.example.com/a',
+        labels: ['stack-label'],
+      },
     ];
     sim().setQstashLogs(logs);
     sim().setWorkflowRuns([
