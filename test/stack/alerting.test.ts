@@ -41,11 +41,11 @@ const ACCOUNT = 'stack';
 const GROWING_KEY = 'stack-test-growing';
 const FAST_FOR = '2s';
 /**
- * Sources polled: the nine QStash ones (the two DLQs and the two event sources included), the
+ * Sources polled: the ten QStash ones (the two DLQs, the event sources and the deliveries), the
  * databases listing, redis_stats and redis_backups per database, qstash_users and one instance's
  * qstash_stats, and the account's safety (audit_logs, teams, qstash_egress_ips).
  */
-const SOURCES = 9 + 1 + 2 * DEMO_DATABASES.length + 2 + 3;
+const SOURCES = QSTASH_SOURCES.length + 1 + 2 * DEMO_DATABASES.length + 2 + 3;
 const FAILING_SCHEDULE = 'scd_stack-test-failing';
 
 /** A schedule as QStash lists it, running every minute; `failed` makes its last run end in FAIL. */
