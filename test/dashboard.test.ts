@@ -24,6 +24,7 @@ interface Target {
   expr?: string;
   legendFormat?: string;
   datasource?: DataSourceRef;
+  exemplar?: boolean;
 }
 
 interface Panel {
@@ -83,18 +84,18 @@ function variableQuery(v: Variable): string {
 describe('grafana/dashboards/upstash.json', () => {
   const { dashboard } = load('upstash.json');
 
-  it('is a Grafana 10+ dashboard with a stable uid and the five template variables', () => {
+  it('is a Grafana 10+ dashboard with a stable uid and the six template variables', () => {
     expect(dashboard.uid).toBe('upstash-exporter');
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
     const vars = new Map(dashboard.templating.list.map((v) => [v.name, v]));
-    expect([...vars.keys()]).toEqual(['datasource', 'job', 'account', 'database', 'database_id']);
+    expect([...vars.keys()]).toEqual(['datasource', 'job', 'account', 'database', 'database_id', 'label']);
     expect(vars.get('datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
-    for (const name of ['job', 'account', 'database', 'database_id']) {
+    for (const name of ['job', 'account', 'database', 'database_id', 'label']) {
       const v = vars.get(name);
       expect(v?.type, name).toBe('query');
       expect(v?.datasource, name).toEqual(TEMPLATED);
     }
-    for (const name of ['job', 'account', 'database']) {
+    for (const name of ['job', 'account', 'database', 'label']) {
       expect(variableQuery(vars.get(name)!), name).toMatch(/^label_values\(/);
     }
   });
@@ -111,7 +112,7 @@ describe('grafana/dashboards/upstash.json', () => {
     expect(regex.exec(line)?.groups).toEqual({ value: 'db-1', text: 'cache-prod' });
   });
 
-  it('has the overview, QStash, delivery, workflow, per-database Redis, all-databases and account-safety rows', () => {
+  it('has the overview, QStash, delivery, workflow, per-database Redis, all-databases, account-safety and label rows', () => {
     const rows = dashboard.panels.filter((p) => p.type === 'row');
     expect(rows.map((r) => r.title)).toEqual([
       'Overview',
@@ -124,8 +125,44 @@ describe('grafana/dashboards/upstash.json', () => {
       'Redis ${database_id:text}',
       'Redis databases',
       'Account safety',
+      'By your labels',
     ]);
     expect(rows[7]?.repeat).toBe('database_id');
+  });
+
+  it('shows exemplars on the panels of the exemplar families, and only there', () => {
+    const exemplarFamilies =
+      /upstash_qstash_delivery_errors_total|upstash_workflow_runs_finished_total|upstash_workflow_run_duration_seconds_bucket|upstash_workflow_failure_callbacks_total/;
+    const targets = allPanels(dashboard.panels).flatMap((p) =>
+      (p.targets ?? []).map((t) => ({ title: p.title ?? '?', ...t })),
+    );
+    const shown = targets.filter((t) => t.exemplar === true).map((t) => t.title);
+    expect(new Set(shown)).toEqual(
+      new Set([
+        'Delivery errors by destination and code',
+        'Workflow runs finished by outcome',
+        'Workflow run duration',
+        'Failure callbacks that failed',
+      ]),
+    );
+    for (const t of targets.filter((t) => t.exemplar === true))
+      expect(t.expr ?? '', t.title).toMatch(exemplarFamilies);
+  });
+
+  it('filters every query of the label row by the label variable', () => {
+    const row = dashboard.panels.findIndex((p) => p.type === 'row' && p.title === 'By your labels');
+    const panels = dashboard.panels.slice(row + 1);
+    expect(panels.length).toBe(4);
+    for (const p of panels)
+      for (const t of p.targets ?? []) expect(t.expr ?? '', p.title).toContain('label=~"$label"');
+    const exprs = panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr ?? '')).join('\n');
+    for (const name of [
+      'account_label:upstash_qstash_delivery_error_ratio:rate5m',
+      'upstash_qstash_label_delivery_errors_total',
+      'upstash_qstash_label_deliveries_total',
+      'upstash_workflow_label_runs_finished_total',
+    ])
+      expect(exprs).toContain(name);
   });
 
   it('shows the backups and settings of the databases', () => {

@@ -16,11 +16,18 @@ export const DATASOURCE: dashboard.DataSourceRef = { type: 'prometheus', uid: '$
 export interface Query {
   readonly expr: string;
   readonly legend?: string;
+  /** Whether the panel also shows the series' exemplars (docs/dashboards.md, From an exemplar to the Upstash console). */
+  readonly exemplar?: boolean;
 }
 
 /** A query, and its legend when Grafana's default (the series' labels) would not do. */
 export function q(expr: string, legend?: string): Query {
   return legend === undefined ? { expr } : { expr, legend };
+}
+
+/** A query whose panel shows the exemplars of the series it reads: a message's or a run's ID. */
+export function qe(expr: string, legend: string): Query {
+  return { expr, legend, exemplar: true };
 }
 
 /** A base colour, then `[value, colour]` from which on each applies. */
@@ -51,6 +58,7 @@ function target(query: Query, index: number, kind: Kind): prometheus.DataqueryBu
     .expr(query.expr)
     .editorMode(prometheus.QueryEditorMode.Code);
   if (query.legend !== undefined) t.legendFormat(query.legend);
+  if (query.exemplar === true) t.exemplar(true);
   if (kind === 'range') return t.range();
   t.instant();
   return kind === 'table' ? t.format(prometheus.PromQueryFormat.Table) : t;

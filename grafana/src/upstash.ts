@@ -2,6 +2,7 @@
 import * as common from '@grafana/grafana-foundation-sdk/common';
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import type { Spec } from './dashboard.js';
+import { byLabel, label } from './label-rows.js';
 import { deliveries, safety, workflows } from './v04-rows.js';
 import { bars, featureMatrix, graph, merged, q, rowsOf, stats } from './panels.js';
 import {
@@ -76,6 +77,7 @@ export const upstash: Spec = {
       description:
         'The chosen databases: each shown by its name (from upstash_redis_database_info), its value the ID that the queries filter on.',
     },
+    label,
   ],
   rows: [
     {
@@ -731,5 +733,7 @@ export const upstash: Spec = {
       ],
     },
     safety,
+    // Last, so that the ids of the panels above (what links to them use) stay as they were.
+    byLabel,
   ],
 };

@@ -1,8 +1,12 @@
 // Where deliveries fail and the workflows (after the 'QStash delivery' row of
 // upstash.ts), and the account's safety (at its end).
 import type { Row } from './panels.js';
-import { bars, featureMatrix, graph, q, stats } from './panels.js';
+import { bars, featureMatrix, graph, q, qe, stats } from './panels.js';
 import { chosenDatabases, rate, sel } from './promql.js';
+
+/** What a panel showing exemplars says of them (docs/dashboards.md, From an exemplar to the Upstash console). */
+export const EXEMPLARS =
+  "Its dots are exemplars: hover one for the ID of the newest event counted in that series (a message's or a workflow run's), to look up in the Upstash console.";
 
 const perSecond = (by: string, metric: string) => `sum by (account, ${by}) (${rate(sel(metric))})`;
 
@@ -28,12 +32,11 @@ export const deliveries: Row = {
     }),
     graph({
       title: 'Delivery errors by destination and code',
-      description:
-        "Failed delivery attempts per second (upstash_qstash_delivery_errors_total: ERROR events of qstash_logs), by destination (the URL's origin) and response code (empty when none came, e.g. a timeout). UpstashQStashDestinationFailing fires on them.",
+      description: `Failed delivery attempts per second (upstash_qstash_delivery_errors_total: ERROR events of qstash_logs), by destination (the URL's origin) and response code (empty when none came, e.g. a timeout). UpstashQStashDestinationFailing fires on them. ${EXEMPLARS}`,
       unit: 'ops',
       size: [12, 8],
       queries: [
-        q(
+        qe(
           perSecond('destination, code', 'upstash_qstash_delivery_errors_total'),
           '{{account}} {{destination}} {{code}}',
         ),
@@ -93,11 +96,11 @@ export const workflows: Row = {
   panels: [
     graph({
       title: 'Workflow runs finished by outcome',
-      description: 'Runs finished per second, by workflow and state (upstash_workflow_runs_finished_total).',
+      description: `Runs finished per second, by workflow and state (upstash_workflow_runs_finished_total). ${EXEMPLARS}`,
       unit: 'ops',
       size: [8, 8],
       queries: [
-        q(
+        qe(
           perSecond('workflow, state', 'upstash_workflow_runs_finished_total'),
           '{{account}} {{workflow}} {{state}}',
         ),
@@ -105,11 +108,10 @@ export const workflows: Row = {
     }),
     graph({
       title: 'Workflow run duration',
-      description:
-        'Median, 90th and 99th percentile of the runs finished, from upstash_workflow_run_duration_seconds.',
+      description: `Median, 90th and 99th percentile of the runs finished, from upstash_workflow_run_duration_seconds. ${EXEMPLARS}`,
       unit: 's',
       size: [8, 8],
-      queries: [0.5, 0.9, 0.99].map((phi) => q(quantile(phi), `{{account}} {{workflow}} p${phi * 100}`)),
+      queries: [0.5, 0.9, 0.99].map((phi) => qe(quantile(phi), `{{account}} {{workflow}} p${phi * 100}`)),
     }),
     stats({
       title: 'Runs in progress',
@@ -133,12 +135,11 @@ export const workflows: Row = {
     }),
     graph({
       title: 'Failure callbacks that failed',
-      description:
-        "Failure functions that failed per interval, by workflow (upstash_workflow_failure_callbacks_total), and failed runs in the Workflow DLQ by their failure callback's state (upstash_workflow_dlq_failure_callbacks); UpstashWorkflowFailureCallbackFailing fires on either's CALLBACK_FAIL.",
+      description: `Failure functions that failed per interval, by workflow (upstash_workflow_failure_callbacks_total), and failed runs in the Workflow DLQ by their failure callback's state (upstash_workflow_dlq_failure_callbacks); UpstashWorkflowFailureCallbackFailing fires on either's CALLBACK_FAIL. ${EXEMPLARS}`,
       unit: 'short',
       size: [24, 7],
       queries: [
-        q(
+        qe(
           `sum by (account, workflow, state) (increase(${sel('upstash_workflow_failure_callbacks_total', 'state="CALLBACK_FAIL"')}[$__rate_interval])) or label_replace(sum by (account, state) (${sel('upstash_workflow_dlq_failure_callbacks')}), "workflow", "Workflow DLQ", "", "")`,
           '{{account}} {{workflow}} {{state}}',
         ),

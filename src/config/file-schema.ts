@@ -24,6 +24,7 @@ import {
   interval,
   isNumeric,
   lookbackMs,
+  labelList,
   MAX_TOTAL_SHARDS,
   name,
   nonEmptyText,
@@ -212,6 +213,8 @@ const qstashEntry = z
     schedule: cronSchedule.optional(),
     ...ownIntervals('qstash'),
     workflow_lookback: lookbackMs.optional(),
+    labels: labelList.optional(),
+    exemplars: yesNo.optional(),
   })
   .superRefine(entryRules(SECRET_KEYS.qstash))
   .superRefine(listingRules('qstash'), { when: (payload) => isRecord(payload.value) })

@@ -89,6 +89,8 @@ function qstashAccount(
     sources: entry.sources ?? QSTASH_DEFAULT_SOURCES,
     ownSchedules: entry.ownSchedules,
     workflowLookbackMs: entry.workflow_lookback ?? DEFAULTS.workflowLookback.defaultMs,
+    labels: entry.labels ?? [],
+    exemplars: entry.exemplars ?? true,
   };
 }
 

@@ -39,7 +39,7 @@ export function summarizeConfig(config: Config): string {
       ? `, workflow_lookback ${account.workflowLookbackMs / 1000}s`
       : '';
     lines.push(
-      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account, config.limits)}${lookback}, at least ${requestsPerMinute(account)} requests a minute`,
+      `qstash ${account.name}: ${account.url}, token <redacted>, sources ${account.sources.join(', ')}, schedule "${account.schedule.cron}" (every ${account.schedule.intervalMs / 1000}s)${ownScheduleSummary('qstash', account, config.limits)}${lookback}${labelSummary(account)}, at least ${requestsPerMinute(account)} requests a minute`,
     );
     const deliveries = deliveriesCost(account, config.limits);
     if (deliveries !== undefined) lines.push(`qstash ${account.name}: ${deliveries}`);
@@ -50,6 +50,15 @@ export function summarizeConfig(config: Config): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The label values an entry counts by and whether it gives exemplars. The listed values are the
+ * operator's own words, so they show; no value read from an event ever reaches the summary.
+ */
+function labelSummary(account: Config['qstash'][number]): string {
+  const labels = account.labels.length > 0 ? `, labels [${account.labels.join(', ')}]` : '';
+  return `${labels}${account.exemplars ? '' : ', exemplars off'}`;
 }
 
 /** Which databases an entry polls, as the summary says it. */

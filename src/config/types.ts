@@ -50,6 +50,13 @@ export interface QstashAccount {
    * Rules of the file).
    */
   readonly workflowLookbackMs: number;
+  /**
+   * The Upstash label values counted by (`labels:`; docs/configuration.md, Your own labels): only
+   * these are ever read from an event. Empty: the `…_label_…` families are not exported.
+   */
+  readonly labels: readonly string[];
+  /** Whether the OpenMetrics answer carries this entry's exemplars (`exemplars:`, default true). */
+  readonly exemplars: boolean;
 }
 
 /** The management API sources a `management` entry may list. */

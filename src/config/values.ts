@@ -139,6 +139,36 @@ export const lookbackMs = parsedText(LOOKBACK_EXPECTED, (text) => {
   return ms < MIN_LOOKBACK_MS || ms > MAX_LOOKBACK_MS ? { error: 'must be from 1m to 7d' } : ms;
 });
 
+/** The most label values a qstash entry's `labels:` lists, and the characters of each. */
+export const LABEL_LIST = { maxValues: 20, maxChars: 64 } as const;
+// Control characters (C0, DEL, C1): a label value is written into series and pages as it is.
+const CONTROL = /\p{Cc}/u;
+/**
+ * `labels:`: the Upstash label values to count by (docs/configuration.md, Your own labels). The
+ * messages never quote a value: the path names it.
+ */
+export const labelList = z
+  .array(
+    z.string({ error: 'must be a label value (text)' }).superRefine((value, ctx) => {
+      const chars = Array.from(value).length;
+      if (chars < 1 || chars > LABEL_LIST.maxChars)
+        ctx.addIssue({ code: 'custom', message: `must be 1 to ${LABEL_LIST.maxChars} characters` });
+      if (value.includes(','))
+        ctx.addIssue({ code: 'custom', message: 'must not hold a comma (Upstash splits labels at commas)' });
+      if (CONTROL.test(value)) ctx.addIssue({ code: 'custom', message: 'must not hold a control character' });
+    }),
+    { error: 'must be a list of label values' },
+  )
+  .max(LABEL_LIST.maxValues, `must list at most ${LABEL_LIST.maxValues} label values`)
+  .superRefine((values, ctx) => {
+    const seen = new Set<string>();
+    values.forEach((value, index) => {
+      if (seen.has(value))
+        ctx.addIssue({ code: 'custom', path: [index], message: 'lists a label value twice' });
+      seen.add(value);
+    });
+  });
+
 /** A duration as the file writes it: the largest whole unit (`30s`, `5m`, `1h`; `0s`). */
 export function durationText(ms: number): string {
   if (ms > 0 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;

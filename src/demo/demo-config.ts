@@ -2,7 +2,7 @@ import { Secret } from '../config/secret.js';
 import { scheduleFromInterval, type Schedule } from '../config/schedule.js';
 import type { CommonSettings } from '../config/load.js';
 import { DEFAULTS, MANAGEMENT_SOURCES, QSTASH_SOURCES, type Config } from '../config/types.js';
-import { DEMO_API_KEY, DEMO_EMAIL, DEMO_QSTASH_TOKEN } from './simulator.js';
+import { DEMO_API_KEY, DEMO_EMAIL, DEMO_LABELS, DEMO_QSTASH_TOKEN } from './simulator.js';
 
 /** The configuration of `--demo`: one QStash and one management account on the simulator at `url`,
  * the databases discovered from its listing. */
@@ -35,6 +35,10 @@ export function demoConfig(url: string, base: CommonSettings): Config {
         // max_event_pages (10) reads and each poll would say seconds unread. The report workflow's
         // runs (at most 10 minutes) still fit in it. docs/metrics.md says the same for real accounts.
         workflowLookbackMs: 15 * 60_000,
+        // The two labels its messages and runs carry (and one with a secret, never listed), so that
+        // the demo serves the …_label_… families (docs/metrics.md, Your own labels).
+        labels: DEMO_LABELS,
+        exemplars: true,
       },
     ],
     management: [

@@ -21,6 +21,23 @@ export const DEMO_EVENT_SECRET = 'demo-event-secret-K3p9MARK';
 /** The caller IP every simulated event carries; never shown either. */
 export const DEMO_EVENT_CALLER_IP = '198.51.100.23';
 
+/**
+ * The Upstash labels the demo's messages and runs carry besides the secret one (docs/metrics.md,
+ * Your own labels), and the demo's configuration lists: orders' messages are `checkout`, billing's
+ * every other slot `tenant-a` and `checkout` both, the nightly cron's the older `label` string
+ * `tenant-a`; every labelled message also carries one holding the secret, never listed.
+ */
+export const DEMO_LABELS = ['checkout', 'tenant-a'] as const;
+
+/** The labels of a message of destination `d` in `slot`, as the log event carries them. */
+function labelsOf(d: number, slot: number): Record<string, unknown> {
+  const secret = `customer-${DEMO_EVENT_SECRET}`;
+  if (d === 0) return { labels: ['checkout', secret] };
+  if (d === 1) return { labels: slot % 2 === 0 ? ['tenant-a', secret, 'checkout'] : [secret] };
+  if (d === 2) return { label: 'tenant-a' };
+  return { labels: [secret] };
+}
+
 /** One event slot: each destination fails at most once per slot. */
 const SLOT_MS = 10_000;
 /** How far back the log goes when no fromDate is asked. */
@@ -81,6 +98,8 @@ interface FailingSpan {
 
 /** Where the opening's delivery errs and fails: a destination of its own, no other events' labels. */
 const OPENING_DESTINATION = DEMO_DESTINATIONS[1];
+/** The opening's messages carry both listed labels: every label family from the first poll. */
+const OPENING_LABELS = { labels: [...DEMO_LABELS, `customer-${DEMO_EVENT_SECRET}`] };
 
 /** A log event as QStash writes it, every documented field filled (secrets included). */
 function logEvent(
@@ -88,6 +107,7 @@ function logEvent(
   messageId: string,
   state: string,
   destination: DemoDestination,
+  labels: Record<string, unknown> = { labels: [`customer-${DEMO_EVENT_SECRET}`] },
 ): Record<string, unknown> {
   const { url, code } = destination;
   return {
@@ -112,7 +132,7 @@ function logEvent(
     callbackHeaders: { Authorization: [`Basic ${DEMO_EVENT_SECRET}`] },
     failureCallback: `https://cb.example.com/failed?key=${DEMO_EVENT_SECRET}`,
     callerIp: DEMO_EVENT_CALLER_IP,
-    labels: [`customer-${DEMO_EVENT_SECRET}`],
+    ...labels,
     maxRetries: 3,
     method: 'POST',
     timeout: 30_000,
@@ -200,10 +220,19 @@ export class QstashLogs implements Endpoint {
     const opened = this.#ctx.opening.at();
     if (opened !== undefined && opened >= from && opened <= to) {
       for (const state of ['ERROR', 'FAILED'])
-        out.push({ at: opened, body: logEvent(opened, 'msg_demo_opening', state, OPENING_DESTINATION) });
+        out.push({
+          at: opened,
+          body: logEvent(opened, 'msg_demo_opening', state, OPENING_DESTINATION, OPENING_LABELS),
+        });
       out.push({
         at: opened,
-        body: logEvent(opened, 'msg_demo_opening_delivered', 'DELIVERED', OPENING_DESTINATION),
+        body: logEvent(
+          opened,
+          'msg_demo_opening_delivered',
+          'DELIVERED',
+          OPENING_DESTINATION,
+          OPENING_LABELS,
+        ),
       });
     }
     const seed = this.#ctx.seed;
@@ -216,12 +245,12 @@ export class QstashLogs implements Endpoint {
         if (noise(seed ^ 0xe1, slot, d) < destination.errors) {
           const time = at(0x10);
           if (time >= from && time <= to)
-            out.push({ at: time, body: logEvent(time, messageId, 'ERROR', destination) });
+            out.push({ at: time, body: logEvent(time, messageId, 'ERROR', destination, labelsOf(d, slot)) });
         }
         if (noise(seed ^ 0xf1, slot, d) < destination.failures) {
           const time = at(0x20) + 1;
           if (time >= from && time <= to)
-            out.push({ at: time, body: logEvent(time, messageId, 'FAILED', destination) });
+            out.push({ at: time, body: logEvent(time, messageId, 'FAILED', destination, labelsOf(d, slot)) });
         }
         // Deliveries spread over the slot; one the destination fails errs instead.
         const wanted =
@@ -230,7 +259,13 @@ export class QstashLogs implements Endpoint {
           const time = slot * SLOT_MS + Math.floor(noise(seed ^ 0xd1, slot, d * 64 + i) * SLOT_MS);
           if (time < from || time > to) continue;
           const failed = noise(seed ^ 0xd2, slot, d * 64 + i) < this.#failingShare(d, time);
-          const body = logEvent(time, `msg_${slot}_${d}_${i}`, failed ? 'ERROR' : 'DELIVERED', destination);
+          const body = logEvent(
+            time,
+            `msg_${slot}_${d}_${i}`,
+            failed ? 'ERROR' : 'DELIVERED',
+            destination,
+            labelsOf(d, slot),
+          );
           out.push({ at: time, body });
         }
       });

@@ -47,7 +47,7 @@ export { DEMO_EGRESS_RANGES, EGRESS_CHANGE_MS, demoEgressRanges } from './qstash
 export { DEMO_STREAMING_DATABASES, STATS_STEP_MS } from './redis-stats.js';
 export { DEMO_DLQ_CALLER_IP, DEMO_DLQ_SECRET } from './dlq.js';
 export type { DlqBehaviour } from './dlq.js';
-export { DEMO_DESTINATIONS, DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET } from './qstash-logs.js';
+export { DEMO_DESTINATIONS, DEMO_EVENT_CALLER_IP, DEMO_EVENT_SECRET, DEMO_LABELS } from './qstash-logs.js';
 export { DEMO_STUCK_WORKFLOW, DEMO_WORKFLOWS, STUCK_RUN_AGE_MS } from './workflow-runs.js';
 export type { DemoRun, FromDateReading } from './workflow-runs.js';
 export type { EventDating, TimeUnit } from './event-pages.js';

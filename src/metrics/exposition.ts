@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import { ALL_FAMILIES, type FamilyPredicate } from './family-filter.js';
+import type { Exemplar } from './sample.js';
 
 /** The two exposition formats we serve. */
 export type Format = 'text' | 'openmetrics';
@@ -16,6 +17,21 @@ export interface FamilySnapshot {
     readonly labels: Readonly<Record<string, string | number | undefined>>;
     readonly metricName?: string | undefined;
   }[];
+}
+
+/** The most characters an exemplar's label names and values may hold together (OpenMetrics 1.0). */
+export const EXEMPLAR_LABEL_CHARS = 128;
+
+/**
+ * An exemplar as it follows a sample in OpenMetrics (` # {labels} value timestamp`), or undefined
+ * when its labels pass {@link EXEMPLAR_LABEL_CHARS}: left out, never cut, for a cut ID names another
+ * event (docs/metrics.md, Exemplars).
+ */
+export function formatExemplar(exemplar: Exemplar): string | undefined {
+  let chars = 0;
+  for (const [name, value] of exemplar.labels) chars += Array.from(name).length + Array.from(value).length;
+  if (chars > EXEMPLAR_LABEL_CHARS) return undefined;
+  return ` # ${formatLabels(exemplar.labels)} ${formatValue(exemplar.value)} ${formatValue(exemplar.timestamp)}`;
 }
 
 /** Escapes a label value for both formats: backslash, double quote and line feed. */

@@ -10,6 +10,16 @@ export interface Sample {
   readonly value: number;
   /** A histogram's series: `_bucket`, `_sum` or `_count` after the family's name; none otherwise. */
   readonly suffix?: '_bucket' | '_sum' | '_count';
+  /** Shown after the sample in the OpenMetrics answer only (docs/metrics.md, Exemplars). */
+  readonly exemplar?: Exemplar;
+}
+
+/** An OpenMetrics exemplar: the labels naming one event, its value, and its time. */
+export interface Exemplar {
+  readonly labels: LabelPairs;
+  readonly value: number;
+  /** Unix seconds. */
+  readonly timestamp: number;
 }
 
 /** A sample of `metric`, its upstream value converted to the metric's base unit. */

@@ -2,7 +2,7 @@ import type { DataMetric } from './catalogue.js';
 import type { UnitChange } from './data-series.js';
 import { familyHeader, type Format } from './exposition.js';
 import { ALL_FAMILIES, type FamilyPredicate } from './family-filter.js';
-import { familyLines } from './unit-bytes.js';
+import { familyLines, openMetricsLines } from './unit-bytes.js';
 
 /** A run of exposition bytes to send back to back (a large section is never one buffer). */
 export type Rendered = readonly Buffer[];
@@ -80,8 +80,11 @@ export class SectionStore {
       } else {
         // Only the blocks of the families the unit had or has now.
         for (const name of new Set([...before.lines.keys(), ...lines.keys()])) {
-          const blocks = this.#blocks.get(name);
-          if (blocks !== undefined) blocks[Math.floor(at / BLOCK_UNITS)] = undefined;
+          // A family's OpenMetrics blocks hold the plain lines of the units without exemplars.
+          for (const key of [name, openMetricsLines(name)]) {
+            const blocks = this.#blocks.get(key);
+            if (blocks !== undefined) blocks[Math.floor(at / BLOCK_UNITS)] = undefined;
+          }
         }
       }
       if (unit === undefined || lines === undefined) this.#units.delete(id);
@@ -104,8 +107,10 @@ export class SectionStore {
   render(format: Format, keep: FamilyPredicate = ALL_FAMILIES): Rendered {
     const count = Math.ceil(this.#ids.length / BLOCK_UNITS);
     const chunks: Buffer[] = [];
-    for (const { name } of this.#metrics) {
-      if (!keep(name)) continue;
+    for (const { name: family } of this.#metrics) {
+      if (!keep(family)) continue;
+      // OpenMetrics reads a unit's lines with exemplars where it has them (unit-bytes.ts).
+      const name = format === 'openmetrics' ? openMetricsLines(family) : family;
       let blocks = this.#blocks.get(name);
       if (blocks === undefined) this.#blocks.set(name, (blocks = []));
       const start = chunks.length;
@@ -113,28 +118,32 @@ export class SectionStore {
         const block = (blocks[at] ??= this.#join(
           name,
           this.#ids.slice(at * BLOCK_UNITS, (at + 1) * BLOCK_UNITS),
+          family,
         ));
         chunks.push(...block);
       }
-      const header = this.#headers.get(name)?.[format];
+      const header = this.#headers.get(family)?.[format];
       if (chunks.length > start && header !== undefined) chunks.splice(start, 0, header);
     }
     return chunks;
   }
 
-  /** A block: the small units' lines joined, a large unit's as they are, in unit order. */
-  #join(name: string, ids: readonly string[]): Rendered {
+  /**
+   * A block: the small units' lines `name` (or `plain`'s, for a unit without them) joined, a large
+   * unit's as they are, in unit order.
+   */
+  #join(name: string, ids: readonly string[], plain: string): Rendered {
     const block: Buffer[] = [];
-    let run: Map<string, Buffer>[] = [];
+    let run: [lines: Map<string, Buffer>, part: Buffer][] = [];
     const flush = (): void => {
       if (run.length > 0) block.push(joined(name, run));
       run = [];
     };
     for (const id of ids) {
       const unit = this.#units.get(id);
-      const part = unit?.lines.get(name);
+      const part = unit?.lines.get(name) ?? unit?.lines.get(plain);
       if (unit === undefined || part === undefined || part.length === 0) continue;
-      if (!unit.own) run.push(unit.lines);
+      if (!unit.own) run.push([unit.lines, part]);
       else {
         flush();
         block.push(part);
@@ -150,14 +159,12 @@ export class SectionStore {
  * pool, see unit-bytes.ts). Each unit's lines are read from it from now on: once every family of the
  * unit is joined, nothing refers to the buffer it came in, nor to a block this one replaces.
  */
-function joined(name: string, units: readonly Map<string, Buffer>[]): Buffer {
+function joined(name: string, units: readonly [lines: Map<string, Buffer>, part: Buffer][]): Buffer {
   let length = 0;
-  for (const lines of units) length += lines.get(name)?.length ?? 0;
+  for (const [, part] of units) length += part.length;
   const block = Buffer.allocUnsafeSlow(length);
   let offset = 0;
-  for (const lines of units) {
-    const part = lines.get(name);
-    if (part === undefined) continue;
+  for (const [lines, part] of units) {
     const end = offset + part.copy(block, offset);
     lines.set(name, block.subarray(offset, end));
     offset = end;

@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { formatLabels, formatValue } from './exposition.js';
+import { formatExemplar, formatLabels, formatValue } from './exposition.js';
 import type { LabelPairs, Sample } from './sample.js';
 
 /**
@@ -24,6 +24,15 @@ export interface UnitText {
   readonly hash: number;
 }
 
+/**
+ * The name under which a unit holds a family's lines as OpenMetrics shows them, when any of its
+ * samples has an exemplar (docs/metrics.md, Exemplars): the text format, which has no exemplars,
+ * serves the family's own lines, OpenMetrics these.
+ */
+export function openMetricsLines(name: string): string {
+  return `${name}\u0000openmetrics`;
+}
+
 /** Renders a unit's samples to bytes ({@link unitText}, then {@link unitBytes}). */
 export function renderUnit(samples: readonly Sample[]): UnitBytes {
   return unitBytes(unitText(samples));
@@ -36,12 +45,15 @@ export function renderUnit(samples: readonly Sample[]): UnitBytes {
  * {@link DuplicateSeriesError}.
  */
 export function unitText(samples: readonly Sample[]): UnitText {
-  const lines = new Map<string, { readonly lines: string[]; readonly seen: Set<string> }>();
+  const lines = new Map<
+    string,
+    { readonly lines: string[]; readonly seen: Set<string>; withExemplars?: string[] }
+  >();
   // Sources give the samples of one entity one label array (a flow-control key has up to seven
   // samples): its labels are escaped and formatted once.
   let lastLabels: LabelPairs | undefined;
   let labelText = '';
-  for (const { metric, labels, value, suffix = '' } of samples) {
+  for (const { metric, labels, value, suffix = '', exemplar } of samples) {
     if (labels !== lastLabels) {
       labelText = formatLabels(labels);
       lastLabels = labels;
@@ -56,17 +68,26 @@ export function unitText(samples: readonly Sample[]): UnitText {
     family.seen.add(series);
     // The pieces, not a line made of them: join copies each once, where a template would first make
     // a rope per line for join to flatten.
+    const shown = exemplar === undefined ? undefined : formatExemplar(exemplar);
+    // A family gets its OpenMetrics lines from its first exemplar on: the lines before, then each
+    // line again, with its exemplar where it has one.
+    if (shown !== undefined && family.withExemplars === undefined) family.withExemplars = [...family.lines];
     family.lines.push(metric.name, suffix, labelText, ' ', formatValue(value), '\n');
+    family.withExemplars?.push(metric.name, suffix, labelText, ' ', formatValue(value), shown ?? '', '\n');
   }
   let crc = 0;
   let total = 0;
-  const texts = [...lines].map(([name, family]) => {
-    const text = family.lines.join('');
-    const length = Buffer.byteLength(text, 'utf8');
-    // The CRC-32 of a string is that of its UTF-8 bytes.
-    if (length > 0) crc = crc32(text, crc);
-    total += length;
-    return { name, text, length };
+  const texts = [...lines].flatMap(([name, family]) => {
+    const parts = [{ name, text: family.lines.join('') }];
+    if (family.withExemplars !== undefined)
+      parts.push({ name: openMetricsLines(name), text: family.withExemplars.join('') });
+    return parts.map(({ name, text }) => {
+      const length = Buffer.byteLength(text, 'utf8');
+      // The CRC-32 of a string is that of its UTF-8 bytes.
+      if (length > 0) crc = crc32(text, crc);
+      total += length;
+      return { name, text, length };
+    });
   });
   return { texts, hash: total === 0 ? 0 : (crc ^ total) >>> 0 };
 }

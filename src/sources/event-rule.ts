@@ -1,5 +1,5 @@
 import { KeptIdentities, PendingOutcomes, RefusedTimes } from './event-identity.js';
-import type { CountedEvent, EventState } from './event-state.js';
+import type { CountedEvent, EventState, SeriesExemplar } from './event-state.js';
 import { Tally, type KeyBudget } from './event-tally.js';
 import { timeBounds, timeVerdict, type TimeBounds } from './event-time.js';
 import { unreadSpan } from './event-unread.js';
@@ -13,6 +13,7 @@ import { unreadSpan } from './event-unread.js';
 
 export {
   cumulativeBuckets,
+  newer,
   OTHER,
   startState,
   type CountedEvent,
@@ -21,6 +22,7 @@ export {
   type KeptEvent,
   type KeyBudgetState,
   type PendingEvent,
+  type SeriesExemplar,
 } from './event-state.js';
 export { KeyBudget } from './event-tally.js';
 export { EARLIEST_SECONDS, FUTURE_HORIZON_SECONDS } from './event-time.js';
@@ -176,21 +178,21 @@ export class EventScan {
     const { time, identity, outcome } = event;
     if (outcome !== undefined && this.#pending.has(identity)) {
       const labels = this.#pending.update(identity, time, outcome.labels, outcome.final);
-      if (labels !== undefined) this.#countOutcome(labels);
+      if (labels !== undefined) this.#countOutcome(labels, exemplarOf(event));
       this.#kept.claim(identity, time);
       return;
     }
     if (time < this.#from || !this.#kept.claim(identity, time)) return;
-    const labels = this.#tally.count(event.labels, event.value);
+    const labels = this.#tally.count(event.labels, event.value, exemplarOf(event));
     this.#counted++;
     if (this.#newest === undefined || time > this.#newest) this.#newest = time;
     if (outcome === undefined) return;
-    if (outcome.final) this.#countOutcome([...labels, ...outcome.labels]);
+    if (outcome.final) this.#countOutcome([...labels, ...outcome.labels], exemplarOf(event));
     else this.#pending.hold(identity, time, labels, outcome.labels);
   }
 
-  #countOutcome(labels: readonly string[]): void {
-    this.#outcomes.count(labels);
+  #countOutcome(labels: readonly string[], exemplar: SeriesExemplar | undefined): void {
+    this.#outcomes.count(labels, undefined, exemplar);
     this.#outcomeCount++;
   }
 
@@ -216,7 +218,7 @@ export class EventScan {
     const { kept, floor } = this.#kept.keep(cutoff, maxKept);
     const window = cutoff - (this.#options.pendingWindow ?? 0);
     const { pending, leaving } = this.#pending.keep(window, maxKept);
-    for (const labels of leaving) this.#countOutcome(labels);
+    for (const labels of leaving) this.#countOutcome(labels, undefined);
     return {
       state: {
         watermark,
@@ -239,4 +241,10 @@ export class EventScan {
       implausible: this.#implausible,
     };
   }
+}
+
+/** The exemplar an event gives its series (docs/metrics.md, Exemplars): its ID, time and value. */
+function exemplarOf(event: CountedEvent): SeriesExemplar | undefined {
+  const { exemplar: id, time, value } = event;
+  return id === undefined ? undefined : { id, time, value: value ?? 1 };
 }

@@ -1,5 +1,6 @@
 import { counter, gauge, type DataMetric } from '../metrics/catalogue.js';
-import { sample, type LabelPairs, type Sample } from '../metrics/sample.js';
+import { EXEMPLAR_LABEL_CHARS } from '../metrics/exposition.js';
+import { sample, type Exemplar, type LabelPairs, type Sample } from '../metrics/sample.js';
 import type { SourceName } from '../vocabulary.js';
 import { cumulativeBuckets, type EventSeries, type EventState } from './event-rule.js';
 import { polled } from './source.js';
@@ -58,6 +59,42 @@ export function scanSamples(
   ];
 }
 
+/**
+ * How a family shows its series' exemplars (docs/metrics.md, Exemplars): the exemplar's label, and
+ * the rule's time units per second; none when the entry turned them off.
+ */
+export interface ExemplarSpec {
+  readonly label: string;
+  readonly perSecond: number;
+}
+
+/**
+ * `id` if an exemplar `label`=`id` fits OpenMetrics' limit, else undefined: left out, never cut, and
+ * never held (docs/metrics.md, Exemplars).
+ */
+export function exemplarId(label: string, id: string): string | undefined {
+  return Array.from(label).length + Array.from(id).length <= EXEMPLAR_LABEL_CHARS ? id : undefined;
+}
+
+/** A series' exemplar as a sample shows it: `value` (1 for a counter) at the event's time. */
+function exemplarOf(
+  series: EventSeries,
+  spec: ExemplarSpec | undefined,
+  value: number,
+): Exemplar | undefined {
+  if (spec === undefined || series.exemplar === undefined) return undefined;
+  return {
+    labels: [[spec.label, series.exemplar.id]],
+    value,
+    timestamp: series.exemplar.time / spec.perSecond,
+  };
+}
+
+/** `sample` with its exemplar, when it has one. */
+function withExemplar(sampled: Sample, exemplar: Exemplar | undefined): Sample {
+  return exemplar === undefined ? sampled : { ...sampled, exemplar };
+}
+
 /** The samples of a counter: one per label set counted, the labels named `names` after `account`. */
 export function counterSamples(
   metric: DataMetric,
@@ -65,8 +102,11 @@ export function counterSamples(
   names: readonly string[],
   series: readonly EventSeries[],
   extra: LabelPairs = [],
+  exemplars?: ExemplarSpec,
 ): Sample[] {
-  return series.map((s) => sample(metric, labelsOf(account, names, s, extra), s.count));
+  return series.map((s) =>
+    withExemplar(sample(metric, labelsOf(account, names, s, extra), s.count), exemplarOf(s, exemplars, 1)),
+  );
 }
 
 /** The samples of a histogram: `_bucket` per bound and `+Inf`, `_sum` and `_count` per label set. */
@@ -77,16 +117,24 @@ export function histogramSamples(
   names: readonly string[],
   series: readonly EventSeries[],
   extra: LabelPairs = [],
+  exemplars?: ExemplarSpec,
 ): Sample[] {
   const les = [...bounds.map(String), '+Inf'];
   return series.flatMap((s) => {
     const labels = labelsOf(account, names, s, extra);
     const buckets = cumulativeBuckets(s);
+    // The exemplar goes on the bucket its value falls in: the least `le` at or above it.
+    const value = s.exemplar?.value;
+    const found = value === undefined ? -1 : bounds.findIndex((bound) => value <= bound);
+    const bucket = found < 0 ? bounds.length : found;
+    const exemplar = exemplarOf(s, exemplars, value ?? 1);
     return [
-      ...les.map((le, at) => ({
-        ...sample(metric, [...labels, ['le', le]], buckets[at] ?? 0),
-        suffix: '_bucket' as const,
-      })),
+      ...les.map((le, at) =>
+        withExemplar(
+          { ...sample(metric, [...labels, ['le', le]], buckets[at] ?? 0), suffix: '_bucket' as const },
+          at === bucket ? exemplar : undefined,
+        ),
+      ),
       { ...sample(metric, labels, s.sum), suffix: '_sum' as const },
       { ...sample(metric, labels, s.count), suffix: '_count' as const },
     ];

@@ -3,7 +3,14 @@ import type { Sample } from '../metrics/sample.js';
 import { scanEvents, type EventList } from '../upstash/event-paths.js';
 import type { PagerTarget } from '../upstash/pager.js';
 import type { SourceName } from '../vocabulary.js';
-import { EventScan, startState, type CountedEvent, type KeyBudget, type ScanResult } from './event-rule.js';
+import {
+  EventScan,
+  startState,
+  type CountedEvent,
+  type EventSeries,
+  type KeyBudget,
+  type ScanResult,
+} from './event-rule.js';
 import { scanSamples, type ScanMetrics } from './event-samples.js';
 import { ScanWarnings } from './event-warnings.js';
 import type { PollRequest, SourceResult } from './source.js';
@@ -44,6 +51,8 @@ export interface StateScan {
   readonly result: ScanResult;
   /** Whether it was the state's first poll (it counted from the source's start). */
   readonly first: boolean;
+  /** With `byLabel`: what is counted by listed label, one series per label, kept with the state. */
+  readonly byLabel?: readonly EventSeries[];
 }
 
 /** One poll of an event source: its scans, one per state, and what they say together. */
@@ -97,6 +106,7 @@ export class EventPoll {
     options: ScanOptions,
     read: ReadEvents<T>,
     count: (entries: readonly T[]) => readonly CountedEvent[],
+    byLabel?: (entries: readonly T[]) => readonly CountedEvent[],
   ): Promise<StateScan> {
     const { account, limits, events } = this.#request;
     const { perSecond } = options;
@@ -115,8 +125,34 @@ export class EventPoll {
       ...(options.keys !== undefined && { keys: options.keys }),
       ...(options.pendingWindowMs !== undefined && { pendingWindow: inUnit(options.pendingWindowMs) }),
     });
-    const reachedEnd = await read(scan.from, (entries) => scan.read(count(entries)));
+    // By label (docs/metrics.md, Your own labels): the same pages counted again, an event once per
+    // listed label it carries, on a state of its own (`…/labels`) kept beside the state's, so that
+    // it lives as long and no event is counted twice under one label. Started at the state's W when
+    // a reload adds the labels.
+    const labelKey = `${key}/labels`;
+    const labelled =
+      byLabel === undefined
+        ? undefined
+        : new EventScan(
+            events.states.get(labelKey) ?? startState(before?.watermark ?? inUnit(events.since)),
+            {
+              perSecond,
+              // Bounded by the entry's list: one series per listed value.
+              maxSeries: Number.MAX_SAFE_INTEGER,
+              ordered: options.ordered,
+              settle: inUnit(limits.eventSettle),
+              now: inUnit(Date.now()),
+              maxKept: limits.maxEventPages * options.pageSize,
+              ...(options.timedIdentity !== undefined && { timedIdentity: options.timedIdentity }),
+            },
+          );
+    const reachedEnd = await read(scan.from, (entries) => {
+      if (labelled !== undefined && byLabel !== undefined) labelled.read(byLabel(entries));
+      return scan.read(count(entries));
+    });
     const result = scan.finish(reachedEnd);
+    const labelSeries = labelled?.finish(reachedEnd).state;
+    if (labelSeries !== undefined) events.states.set(labelKey, labelSeries);
     if (result.future + result.implausible > 0) this.rejected.add('time');
     events.states.set(key, result.state);
     // A destination folded in two states of one poll is one label value cut, said once.
@@ -127,7 +163,11 @@ export class EventPoll {
       }
     this.#said.add(state, result);
     this.#scans.push(...scanSamples(this.#metrics, account.name, state, result.state, perSecond));
-    return { result, first: before === undefined };
+    return {
+      result,
+      first: before === undefined,
+      ...(labelSeries !== undefined && { byLabel: labelSeries.series }),
+    };
   }
 
   /**

@@ -22,6 +22,30 @@ export interface CountedEvent {
    * pending and read again (docs/metrics.md, Event counters).
    */
   readonly outcome?: { readonly labels: readonly string[]; readonly final: boolean };
+  /**
+   * The ID its series' exemplar shows if it is the newest counted there (docs/metrics.md,
+   * Exemplars); none: it gives no exemplar.
+   */
+  readonly exemplar?: string;
+}
+
+/** A series' exemplar: the newest event counted in it, kept with the counts. */
+export interface SeriesExemplar {
+  readonly id: string;
+  /** In the rule's unit. */
+  readonly time: number;
+  /** The event's value (a histogram's observation), else 1. */
+  readonly value: number;
+}
+
+/** Of two exemplars, the later event's (the second on a tie: the one counted last). */
+export function newer(
+  a: SeriesExemplar | undefined,
+  b: SeriesExemplar | undefined,
+): SeriesExemplar | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return b.time >= a.time ? b : a;
 }
 
 /** What the rule has counted under one label set. */
@@ -32,6 +56,8 @@ export interface EventSeries {
   readonly sum: number;
   /** Per bucket of the rule's buckets, the values ≤ its bound (not cumulative); [] without. */
   readonly buckets: readonly number[];
+  /** The newest event counted that gave an exemplar; none before one. */
+  readonly exemplar?: SeriesExemplar;
 }
 
 /** An identity counted, with the greatest time it was listed at: kept until W − settle passes it. */

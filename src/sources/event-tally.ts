@@ -1,4 +1,4 @@
-import { OTHER, type EventSeries, type KeyBudgetState } from './event-state.js';
+import { newer, OTHER, type EventSeries, type KeyBudgetState, type SeriesExemplar } from './event-state.js';
 
 // The counts of a (source, state) per label set, and the one cap on them (docs/metrics.md, Event
 // counters): at most `limits.max_event_series` label sets, a new one beyond folded into `other`.
@@ -58,6 +58,7 @@ interface Adding {
   count: number;
   sum: number;
   readonly buckets: number[];
+  exemplar?: SeriesExemplar;
 }
 
 /** How a {@link Tally} caps and observes. */
@@ -92,7 +93,7 @@ export class Tally {
   }
 
   /** Counts one event under `labels` (or their fold); returns the labels it was counted under. */
-  count(labels: readonly string[], value?: number): readonly string[] {
+  count(labels: readonly string[], value?: number, exemplar?: SeriesExemplar): readonly string[] {
     const key = keyOf(labels);
     // A label set this poll counted already (most events) costs one lookup.
     let route = this.#route.get(key);
@@ -110,6 +111,9 @@ export class Tally {
     const { adding } = route;
     if (route.folded) this.truncated++;
     adding.count++;
+    // The newest event counted gives the series' exemplar (docs/metrics.md, Exemplars).
+    const shown = newer(adding.exemplar, exemplar);
+    if (shown !== undefined) adding.exemplar = shown;
     const bounds = this.#options.buckets;
     if (value !== undefined && bounds !== undefined) {
       adding.sum += value;
@@ -163,10 +167,12 @@ function keyOf(labels: readonly string[]): string {
 }
 
 function merge(kept: EventSeries | undefined, added: Adding): EventSeries {
+  const exemplar = newer(kept?.exemplar, added.exemplar);
   return {
     labels: kept?.labels ?? added.labels,
     count: (kept?.count ?? 0) + added.count,
     sum: (kept?.sum ?? 0) + added.sum,
     buckets: added.buckets.map((n, at) => n + (kept?.buckets[at] ?? 0)),
+    ...(exemplar !== undefined && { exemplar }),
   };
 }

@@ -1,10 +1,19 @@
 import { counter } from '../metrics/catalogue.js';
 import { DELIVERED, LOG_PAGE_SIZE, QSTASH_DELIVERIES } from '../upstash/qstash-logs.js';
 import { startState, type EventSeries, type EventState } from './event-rule.js';
+import { withListedLabels } from '../upstash/listed-labels.js';
+import { labelSamples } from './event-labels.js';
 import { counterSamples } from './event-samples.js';
 import { EventPoll } from './event-scan.js';
 import type { EventEntry } from './event-store.js';
-import { countedLogEvents, destinationBudget, DESTINATION_LABELS, LOG_CAP, LOG_SCAN } from './qstash-logs.js';
+import {
+  countedLogEvents,
+  destinationBudget,
+  DESTINATION_LABELS,
+  labelledLogEvents,
+  LOG_CAP,
+  LOG_SCAN,
+} from './qstash-logs.js';
 import { counted, polled, type SourceKind } from './source.js';
 
 const NAME = 'qstash_deliveries';
@@ -15,6 +24,11 @@ const DELIVERIES = counter(
 );
 
 /** `qstash_logs`' ERROR state in the same entry: the failed attempts, destination first. */
+const LABEL_DELIVERIES = counter(
+  'upstash_qstash_label_deliveries_total',
+  `Messages delivered (DELIVERED log events) since the exporter started, by the entry's listed Upstash label they carry (a message with two counts under each). ${polled(NAME)}`,
+);
+
 const ERRORS = 'qstash_logs/ERROR';
 /**
  * The ERROR totals by destination as this source's previous poll saw them, its time as the
@@ -90,12 +104,13 @@ function seenState(totals: ReadonlyMap<string, number>, now: number): EventState
 export const qstashDeliveries: SourceKind<'qstash_deliveries'> = {
   name: NAME,
   per: 'account',
-  metrics: [DELIVERIES, LOG_SCAN.complete, LOG_SCAN.unread, LOG_SCAN.watermark],
+  metrics: [DELIVERIES, LABEL_DELIVERIES, LOG_SCAN.complete, LOG_SCAN.unread, LOG_SCAN.watermark],
   async poll(request) {
-    const { events } = request;
+    const { events, account } = request;
+    const listed = account.labels ?? [];
     const poll = new EventPoll(request, NAME, LOG_SCAN);
     const before = byDestination(events.states.get(`${NAME}/${DELIVERED}`)?.series ?? []);
-    const { result } = await poll.scan(
+    const { result, byLabel } = await poll.scan(
       DELIVERED,
       {
         perSecond: 1000,
@@ -104,14 +119,21 @@ export const qstashDeliveries: SourceKind<'qstash_deliveries'> = {
         timedIdentity: true,
         keys: destinationBudget(events, request.limits.maxEventSeries),
       },
-      poll.pages(QSTASH_DELIVERIES, (from) => ({ state: DELIVERED, fromDate: from })),
+      poll.pages(withListedLabels(QSTASH_DELIVERIES, listed), (from) => ({
+        state: DELIVERED,
+        fromDate: from,
+      })),
       countedLogEvents(DELIVERED),
+      listed.length === 0 ? undefined : labelledLogEvents(DELIVERED),
     );
     const delivered = new Map<string, number>();
     for (const [destination, count] of byDestination(result.state.series))
       delivered.set(destination, count - (before.get(destination) ?? 0));
     const failing = destinationsFailing(events, delivered, Date.now());
-    const samples = counterSamples(DELIVERIES, request.account.name, DESTINATION_LABELS, result.state.series);
+    const samples = [
+      ...counterSamples(DELIVERIES, account.name, DESTINATION_LABELS, result.state.series),
+      ...labelSamples(LABEL_DELIVERIES, account.name, listed, byLabel),
+    ];
     return poll.result(samples, {
       what: 'log',
       trouble:

@@ -10,7 +10,9 @@ import {
 } from '../upstash/qstash-logs.js';
 import { KeyBudget, type CountedEvent } from './event-rule.js';
 import type { EventEntry } from './event-store.js';
-import { counterSamples, scanMetrics } from './event-samples.js';
+import { withListedLabels, type Labelled } from '../upstash/listed-labels.js';
+import { labelSamples, perLabel } from './event-labels.js';
+import { counterSamples, exemplarId, scanMetrics, type ExemplarSpec } from './event-samples.js';
 import { EventPoll } from './event-scan.js';
 import { sincePoll } from './event-warnings.js';
 import { counted, polled, type SourceKind } from './source.js';
@@ -32,6 +34,14 @@ const FAILED = counter(
   `Messages that exhausted their retries (FAILED log events) since the exporter started, by destination (the URL's origin), URL group, queue and schedule; ${LOG_CAP}. ${POLLED}`,
 );
 
+const LABEL_ERRORS = counter(
+  'upstash_qstash_label_delivery_errors_total',
+  `Failed delivery attempts (ERROR) and messages that exhausted their retries (FAILED) since the exporter started, by the entry's listed Upstash label they carry (an event with two counts under each) and state. ${POLLED}`,
+);
+
+/** The exemplar label of a log event: its message ID (docs/metrics.md, Exemplars). */
+export const MESSAGE_ID = 'message_id';
+
 /** The labels of a log counter after `account`, in the order of {@link countedLogEvent}'s values. */
 export const DESTINATION_LABELS = ['destination', 'url_group', 'queue', 'schedule_id'] as const;
 
@@ -49,7 +59,7 @@ const COUNTED: Record<LogState, { metric: typeof ERRORS; labels: readonly string
  * label keys (a long one as its head and hash): a poll holds its label sets and the identities kept,
  * not the 80,000-character names a page may carry.
  */
-export function countedLogEvent(event: LogEvent, state: string): CountedEvent {
+export function countedLogEvent(event: LogEvent, state: string, exemplars = false): CountedEvent {
   const labels = [
     labelKey(event.destination ?? ''),
     labelKey(event.topicName ?? ''),
@@ -58,20 +68,35 @@ export function countedLogEvent(event: LogEvent, state: string): CountedEvent {
   ];
   // A status is a number: short, never cut.
   if (state === 'ERROR') labels.push(event.responseStatus === undefined ? '' : String(event.responseStatus));
+  const exemplar = exemplars ? exemplarId(MESSAGE_ID, event.messageId) : undefined;
   return {
     time: event.time,
     identity: labelKey(event.messageId),
     labels,
+    ...(exemplar !== undefined && { exemplar }),
   };
+}
+
+/** A page's log events of `state`, once per listed label each carries (docs/metrics.md, Your own labels). */
+export function labelledLogEvents(state: string): (events: readonly Labelled<LogEvent>[]) => CountedEvent[] {
+  return (events) =>
+    events
+      .filter((e) => e.state === undefined || e.state === state)
+      .flatMap((e) => perLabel(countedLogEvent(e, state), e.labels));
 }
 
 /**
  * A page's log events of `state` as the event rule counts them. An event of another state than asked
  * for (an upstream that ignored the filter) is not this state's: it is neither counted nor moves W.
  */
-export function countedLogEvents(state: string): (events: readonly LogEvent[]) => CountedEvent[] {
+export function countedLogEvents(
+  state: string,
+  exemplars = false,
+): (events: readonly LogEvent[]) => CountedEvent[] {
   return (events) =>
-    events.filter((e) => e.state === undefined || e.state === state).map((e) => countedLogEvent(e, state));
+    events
+      .filter((e) => e.state === undefined || e.state === state)
+      .map((e) => countedLogEvent(e, state, exemplars));
 }
 
 /** The states whose label sets share one budget of destinations: errors, failures and deliveries. */
@@ -107,24 +132,33 @@ export function destinationBudget(events: EventEntry, maxSeries: number): KeyBud
 export const qstashLogs: SourceKind<'qstash_logs'> = {
   name: NAME,
   per: 'account',
-  metrics: [ERRORS, FAILED, LOG_SCAN.complete, LOG_SCAN.unread, LOG_SCAN.watermark],
+  metrics: [ERRORS, FAILED, LABEL_ERRORS, LOG_SCAN.complete, LOG_SCAN.unread, LOG_SCAN.watermark],
   async poll(request) {
+    const { account } = request;
     const poll = new EventPoll(request, NAME, LOG_SCAN);
+    const exemplars = account.exemplars !== false;
+    const listed = account.labels ?? [];
+    const logs = withListedLabels(QSTASH_LOGS, listed);
     const samples: Sample[] = [];
     const failed: string[] = [];
     const keys = destinationBudget(request.events, request.limits.maxEventSeries);
     for (const state of LOG_STATES) {
-      const { result, first } = await poll.scan(
+      const { result, first, byLabel } = await poll.scan(
         state,
         { perSecond: 1000, ordered: true, pageSize: LOG_PAGE_SIZE, timedIdentity: true, keys },
-        poll.pages(QSTASH_LOGS, (from) => ({ state, fromDate: from })),
-        countedLogEvents(state),
+        poll.pages(logs, (from) => ({ state, fromDate: from })),
+        // Only the errors carry exemplars (docs/metrics.md, Exemplars).
+        countedLogEvents(state, exemplars && state === 'ERROR'),
+        listed.length === 0 ? undefined : labelledLogEvents(state),
       );
       // Messages that exhausted their retries are lost work: said; a failed attempt is retried.
       if (state === 'FAILED' && result.counted > 0)
         failed.push(sincePoll(`${counted(result.counted, 'delivery', 'deliveries')} FAILED`, first));
       const { metric, labels } = COUNTED[state];
-      samples.push(...counterSamples(metric, request.account.name, labels, result.state.series));
+      const spec: ExemplarSpec | undefined =
+        exemplars && state === 'ERROR' ? { label: MESSAGE_ID, perSecond: 1000 } : undefined;
+      samples.push(...counterSamples(metric, account.name, labels, result.state.series, [], spec));
+      samples.push(...labelSamples(LABEL_ERRORS, account.name, listed, byLabel, [['state', state]]));
     }
     return poll.result(samples, { what: 'log', trouble: failed });
   },

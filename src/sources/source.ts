@@ -13,6 +13,10 @@ export interface SourceAccount {
   readonly credentials: Credentials;
   /** A qstash entry's `workflow_lookback` (ms): how far before W finished runs are asked for. */
   readonly workflowLookbackMs?: number;
+  /** A qstash entry's `labels:`: the only label values its event sources read (none when absent). */
+  readonly labels?: readonly string[];
+  /** false: a qstash entry's `exemplars: false` (docs/metrics.md, Exemplars). */
+  readonly exemplars?: boolean;
   /**
    * Hears each request of the poll that waited for the credential's burst limit: set per poll
    * (units.ts), it reaches the client through the `...account` every endpoint call spreads.

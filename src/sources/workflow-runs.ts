@@ -10,7 +10,15 @@ import {
   type WorkflowRun,
 } from '../upstash/workflow-runs.js';
 import { KeyBudget, OTHER, type CountedEvent, type EventSeries } from './event-rule.js';
-import { counterSamples, histogramSamples, scanMetrics } from './event-samples.js';
+import { withListedLabels, type Labelled } from '../upstash/listed-labels.js';
+import { labelSamples, perLabel } from './event-labels.js';
+import {
+  counterSamples,
+  exemplarId,
+  histogramSamples,
+  scanMetrics,
+  type ExemplarSpec,
+} from './event-samples.js';
 import { EventPoll } from './event-scan.js';
 import { sincePoll } from './event-warnings.js';
 import { counted, polled, type SourceKind } from './source.js';
@@ -42,6 +50,12 @@ const CALLBACKS = counter(
   'upstash_workflow_failure_callbacks_total',
   `Failed workflow runs counted in upstash_workflow_runs_finished_total, by workflow and what became of their failure function (state: failureFunction.state as Upstash spells it, e.g. CALLBACK_FAIL; "none" when the run has none, "unknown" when its state is not given), each once its state is final, or under CALLBACK_INPROGRESS once it leaves workflow_lookback unfinished; workflows beyond limits.max_event_series counted under workflow "other", the state kept. ${POLLED}`,
 );
+const LABEL_RUNS = counter(
+  'upstash_workflow_label_runs_finished_total',
+  `Workflow runs finished since the exporter started, by the entry's listed Upstash label they carry (a run with two counts under each) and outcome (success, failed, canceled). ${POLLED}`,
+);
+/** The exemplar label of a run (docs/metrics.md, Exemplars). */
+const RUN_ID = 'workflow_run_id';
 const IN_PROGRESS = gauge(
   'upstash_workflow_runs_in_progress',
   `Workflow runs in progress (RUN_STARTED) as the last poll listed them, at most limits.max_event_pages pages of 10, by workflow; the limits.max_event_series largest kept (count). ${POLLED}`,
@@ -107,9 +121,12 @@ function countedRun(
   run: WorkflowRun & { readonly workflowRunCompletedAt: number },
   state: FinishedRunState,
   failures: FailureLabels,
+  exemplars = false,
 ): CountedEvent {
   const workflow = labelKey(run.workflow ?? '');
+  const exemplar = exemplars ? exemplarId(RUN_ID, run.workflowRunId) : undefined;
   return {
+    ...(exemplar !== undefined && { exemplar }),
     time: Math.floor(run.workflowRunCompletedAt),
     // As label keys: a long ID or URL is held as its head and hash (qstash-logs.ts says why).
     identity: labelKey(`${run.workflowRunId}@${run.workflowRunCreatedAt}`),
@@ -138,7 +155,17 @@ function failedCallbacks(outcomes: readonly EventSeries[]): number {
 export const workflowRuns: SourceKind<'workflow_runs'> = {
   name: NAME,
   per: 'account',
-  metrics: [FINISHED, DURATION, CALLBACKS, IN_PROGRESS, OLDEST, SCAN.complete, SCAN.unread, SCAN.watermark],
+  metrics: [
+    FINISHED,
+    DURATION,
+    CALLBACKS,
+    LABEL_RUNS,
+    IN_PROGRESS,
+    OLDEST,
+    SCAN.complete,
+    SCAN.unread,
+    SCAN.watermark,
+  ],
   async poll(request) {
     const { account, limits, events } = request;
     // The poll plan gives every qstash entry its workflow_lookback, defaulted once where the config is
@@ -146,6 +173,22 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
     const lookback = account.workflowLookbackMs;
     if (lookback === undefined) throw new Error(`${NAME} polled without the entry's workflow_lookback`);
     const poll = new EventPoll(request, NAME, SCAN);
+    const exemplars = account.exemplars !== false;
+    const spec: ExemplarSpec | undefined = exemplars ? { label: RUN_ID, perSecond: 1000 } : undefined;
+    const listed = account.labels ?? [];
+    const runs = withListedLabels(WORKFLOW_RUNS, listed);
+    // The finished runs of `state` on a page: another state's (an upstream that ignored the filter)
+    // is not counted.
+    const finished = (
+      entries: readonly Labelled<WorkflowRun>[],
+      state: FinishedRunState,
+    ): (Labelled<WorkflowRun> & { workflowRunCompletedAt: number })[] =>
+      entries.filter((run): run is Labelled<WorkflowRun> & { workflowRunCompletedAt: number } => {
+        if (run.workflowState !== undefined && run.workflowState !== state) return false;
+        // A finished run without its completion time cannot be keyed: said, not counted.
+        if (run.workflowRunCompletedAt === undefined) poll.rejected.add('workflowRunCompletedAt');
+        return run.workflowRunCompletedAt !== undefined;
+      });
     const samples: Sample[] = [];
     const failed: string[] = [];
     // One metric, three states: one budget of workflows, a workflow under its name in all or none.
@@ -156,7 +199,7 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
     const failures = new FailureLabels(events.states.get(`${NAME}/RUN_FAILED`)?.outcomes ?? []);
     for (const state of FINISHED_RUN_STATES) {
       const callbacksBefore = failedCallbacks(events.states.get(`${NAME}/${state}`)?.outcomes ?? []);
-      const { result, first } = await poll.scan(
+      const { result, first, byLabel } = await poll.scan(
         state,
         {
           perSecond: 1000,
@@ -166,16 +209,12 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
           keys,
           pendingWindowMs: lookback,
         },
-        poll.pages(WORKFLOW_RUNS, (from) => ({ state, fromDate: Math.max(0, from - lookback) })),
-        (runs) =>
-          runs
-            .filter((run): run is WorkflowRun & { workflowRunCompletedAt: number } => {
-              if (run.workflowState !== undefined && run.workflowState !== state) return false;
-              // A finished run without its completion time cannot be keyed: said, not counted.
-              if (run.workflowRunCompletedAt === undefined) poll.rejected.add('workflowRunCompletedAt');
-              return run.workflowRunCompletedAt !== undefined;
-            })
-            .map((run) => countedRun(run, state, failures)),
+        poll.pages(runs, (from) => ({ state, fromDate: Math.max(0, from - lookback) })),
+        (page) => finished(page, state).map((run) => countedRun(run, state, failures, exemplars)),
+        listed.length === 0
+          ? undefined
+          : (page) =>
+              finished(page, state).flatMap((run) => perLabel(countedRun(run, state, failures), run.labels)),
       );
       if (state === 'RUN_FAILED' && result.counted > 0)
         failed.push(sincePoll(`${counted(result.counted, 'workflow run')} failed`, first));
@@ -188,14 +227,15 @@ export const workflowRuns: SourceKind<'workflow_runs'> = {
         );
       const outcome: [string, string][] = [['state', OUTCOME[state]]];
       const { series } = result.state;
-      samples.push(...counterSamples(FINISHED, account.name, ['workflow'], series, outcome));
+      samples.push(...counterSamples(FINISHED, account.name, ['workflow'], series, outcome, spec));
       samples.push(
-        ...histogramSamples(DURATION, DURATION_BUCKETS, account.name, ['workflow'], series, outcome),
+        ...histogramSamples(DURATION, DURATION_BUCKETS, account.name, ['workflow'], series, outcome, spec),
       );
       if (state === 'RUN_FAILED')
         samples.push(
-          ...counterSamples(CALLBACKS, account.name, ['workflow', 'state'], result.state.outcomes),
+          ...counterSamples(CALLBACKS, account.name, ['workflow', 'state'], result.state.outcomes, [], spec),
         );
+      samples.push(...labelSamples(LABEL_RUNS, account.name, listed, byLabel, outcome));
     }
     // Failure-function spellings beyond the bound, once a poll each.
     poll.truncated += failures.folded.size;

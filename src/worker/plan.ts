@@ -156,11 +156,17 @@ function scheduleNamed(
 /** The config's entries as the sources see them, each with its schedules. */
 function sourceEntries(config: Config): (EntrySchedules & { entry: SourceEntry })[] {
   return [
-    ...config.qstash.map((account) => ({
-      schedule: account.schedule,
-      ownSchedules: account.ownSchedules,
-      entry: entryOf(account, { api: 'qstash', token: account.token }, account.workflowLookbackMs),
-    })),
+    ...config.qstash.map((account) => {
+      const entry = entryOf(account, { api: 'qstash', token: account.token }, account.workflowLookbackMs);
+      return {
+        schedule: account.schedule,
+        ownSchedules: account.ownSchedules,
+        entry: {
+          ...entry,
+          account: { ...entry.account, labels: account.labels, exemplars: account.exemplars },
+        },
+      };
+    }),
     ...config.management.map((account) => ({
       schedule: account.schedule,
       ownSchedules: account.ownSchedules,

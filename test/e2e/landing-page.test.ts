@@ -34,6 +34,10 @@ const FROM_THE_START = [
   'upstash_workflow_failure_callbacks_total',
   'upstash_workflow_run_duration_seconds_count',
   'upstash_audit_events_total',
+  // The opening's messages and runs carry both labels the demo lists (docs/metrics.md, Your own labels).
+  'upstash_qstash_label_delivery_errors_total',
+  'upstash_qstash_label_deliveries_total',
+  'upstash_workflow_label_runs_finished_total',
 ];
 
 /** What the page must say of each fault the demo injects that is trouble in the data. */

@@ -113,6 +113,9 @@ export interface HarnessOptions {
   readonly qstashSources?: readonly QstashSourceName[];
   /** The qstash entry's `workflow_lookback` (ms); default 1h. The event sources run on the DLQ schedule. */
   readonly workflowLookbackMs?: number;
+  /** The qstash entry's `labels:` (none by default) and `exemplars:` (on by default). */
+  readonly labels?: readonly string[];
+  readonly exemplars?: boolean;
   /** The management entry's own schedules (`backups_interval`); default each the entry's interval. */
   readonly managementSchedules?: Partial<ManagementAccount['ownSchedules']>;
 }
@@ -151,6 +154,8 @@ export function testConfig(url: string, options: HarnessOptions = {}): Config {
       sources: options.qstashSources ?? (['flow_control', 'url_groups'] as const),
       ownSchedules: { dlq: dlqSchedule, events: dlqSchedule },
       workflowLookbackMs: options.workflowLookbackMs ?? DEFAULTS.workflowLookback.defaultMs,
+      labels: options.labels ?? [],
+      exemplars: options.exemplars ?? true,
     })),
     management: [
       {

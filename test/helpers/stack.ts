@@ -279,6 +279,8 @@ export async function startPrometheus(
       `--storage.tsdb.path=${join(procs.workDir, `${name}-data`)}`,
       `--web.listen-address=127.0.0.1:${port}`,
       '--log.level=warn',
+      // As docker-compose.yml runs it: the exporter's exemplars are read back by the tests.
+      '--enable-feature=exemplar-storage',
     ],
     `${url}/-/ready`,
   );

@@ -145,6 +145,10 @@ beforeAll(async () => {
         // source within seconds, and the dashboard's rates need events in their window.
         dlq_interval: '1s',
         events_interval: '1s',
+        // Labels to count by, for the dashboard's row "By your labels" (its deliveries panel needs
+        // qstash_deliveries, not polled here: left to the lead).
+        // tenant-a: the simulator's runs of other workflows carry it.
+        labels: ['stack-label', 'tenant-a'],
       },
     ],
     management: [
@@ -413,8 +417,16 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
         state: 'ERROR',
         url: 'https://api.example.com/a',
         responseStatus: 500,
+        labels: ['stack-label'],
       },
       { time: now, messageId: 'stack-2', state: 'FAILED', url: 'https://api.example.com/a', queueName: 'q' },
+      {
+        time: now,
+        messageId: 'stack-4',
+        state: 'DELIVERED',
+        url: 'https://api.example.com/a',
+        labels: ['stack-label'],
+      },
     ];
     sim().setQstashLogs(logs);
     sim().setWorkflowRuns([
