@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { DemoRun } from '../../src/demo/simulator.js';
-import { find, type ParsedSample } from '../helpers/exposition-parser.js';
-import { eventually, useHarness, type Harness } from '../helpers/harness.js';
+import { sumOf, type ParsedSample } from '../helpers/exposition-parser.js';
+import { after, scrapeUntil, useHarness, type Harness } from '../helpers/harness.js';
 
 // The event rule against events whose fields change after they are first listed, and against caps
 // that would cut a ratio apart (docs/metrics.md, Event counters), through the real exporter polling the
@@ -12,23 +12,7 @@ import { eventually, useHarness, type Harness } from '../helpers/harness.js';
 
 const start = useHarness({ qstashSources: [], managementSources: [] });
 
-/** The sum of the samples of `name` whose labels include `match`. */
-const sum = (samples: ParsedSample[], name: string, match: Record<string, string> = {}): number =>
-  find(samples, name, match).reduce((total, s) => total + s.value, 0);
-
-const polls = (s: ParsedSample[], source: string) => sum(s, 'upstash_exporter_polls_total', { source });
-
-/** Scrapes until `check` holds of the samples, and returns them. */
-function until(h: Harness, what: string, check: (s: ParsedSample[]) => boolean): Promise<ParsedSample[]> {
-  return eventually(what, async () => {
-    const { samples } = await h.scrape();
-    return check(samples) ? samples : undefined;
-  });
-}
-
-/** Resolves once `ms` passed since `from` (Unix ms). */
-const after = (from: number, ms: number) =>
-  eventually(`${ms} ms after ${from}`, () => (Date.now() > from + ms ? true : undefined));
+const polls = (s: ParsedSample[], source: string) => sumOf(s, 'upstash_exporter_polls_total', { source });
 
 /**
  * Starts the exporter with the simulator's event lists empty from now on (what the demo served at
@@ -46,7 +30,7 @@ async function quiet(options: Parameters<typeof start>[0], source: string): Prom
 /** Scrapes until `source` was polled `more` more times than now. */
 async function pollsLater(h: Harness, source: string, more: number): Promise<ParsedSample[]> {
   const from = polls((await h.scrape()).samples, source);
-  return until(h, `${more} more polls of ${source}`, (s) => polls(s, source) >= from + more);
+  return scrapeUntil(h, `${more} more polls of ${source}`, (s) => polls(s, source) >= from + more);
 }
 
 const WORKFLOW = 'https://app.example.com/api/workflows/checkout';
@@ -61,11 +45,11 @@ const run = (id: string, createdAt: number, completedAt: number, more: Partial<D
 });
 
 const finished = (s: ParsedSample[], workflow = WORKFLOW) =>
-  sum(s, 'upstash_workflow_runs_finished_total', { account: 'eu', workflow });
+  sumOf(s, 'upstash_workflow_runs_finished_total', { account: 'eu', workflow });
 const durations = (s: ParsedSample[]) =>
-  sum(s, 'upstash_workflow_run_duration_seconds_count', { account: 'eu', workflow: WORKFLOW });
+  sumOf(s, 'upstash_workflow_run_duration_seconds_count', { account: 'eu', workflow: WORKFLOW });
 const callbacks = (s: ParsedSample[], state: string, workflow?: string) =>
-  sum(s, 'upstash_workflow_failure_callbacks_total', {
+  sumOf(s, 'upstash_workflow_failure_callbacks_total', {
     account: 'eu',
     state,
     ...(workflow !== undefined && { workflow }),
@@ -78,7 +62,7 @@ describe('events whose fields change after they are first listed', () => {
     await after(begun, 3_000);
     const created = begun + 500;
     h.sim.setWorkflowRuns([run('wfr-1', created, created + 1_000)]);
-    await until(h, 'the run counted', (s) => finished(s) >= 1);
+    await scrapeUntil(h, 'the run counted', (s) => finished(s) >= 1);
     // Listed again, inside the settle window, with a completion 700 ms later.
     h.sim.setWorkflowRuns([run('wfr-1', created, created + 1_700)]);
     const samples = await pollsLater(h, 'workflow_runs', 4);
@@ -93,9 +77,9 @@ describe('events whose fields change after they are first listed', () => {
     const second = Math.floor(Date.now() / 1000) - 1;
     const audit = { log_id: 'audit-1', action_string: 'Update Database', source: 'CONSOLE' };
     h.sim.setAuditLog([{ ...audit, timestamp: second }]);
-    const total = (s: ParsedSample[]) => sum(s, 'upstash_audit_events_total', { account: 'main' });
+    const total = (s: ParsedSample[]) => sumOf(s, 'upstash_audit_events_total', { account: 'main' });
     const base = total((await h.scrape()).samples);
-    await until(h, 'the audit event counted', (s) => total(s) > base);
+    await scrapeUntil(h, 'the audit event counted', (s) => total(s) > base);
     await after(second * 1000, 2_000);
     h.sim.setAuditLog([{ ...audit, timestamp: second + 1 }]);
     expect(total(await pollsLater(h, 'audit_logs', 4)) - base).toBe(1);
@@ -110,7 +94,7 @@ describe('events whose fields change after they are first listed', () => {
       run('wfr-failed', created, created + 1_000, { outcome: 'RUN_FAILED', failureFunction: state });
     // Right after the run failed, its failure callback is still being delivered.
     h.sim.setWorkflowRuns([failed('CALLBACK_INPROGRESS')]);
-    await until(h, 'the failed run counted', (s) => finished(s) >= 1);
+    await scrapeUntil(h, 'the failed run counted', (s) => finished(s) >= 1);
     await pollsLater(h, 'workflow_runs', 2);
     h.sim.setWorkflowRuns([failed('CALLBACK_FAIL')]);
     const samples = await pollsLater(h, 'workflow_runs', 9);
@@ -130,8 +114,8 @@ describe('caps that would cut a ratio apart', () => {
     const FAILING = 'https://failing.example.com';
     const first = begun + 500;
     const before = (await h.scrape()).samples;
-    const delivered = sum(before, 'upstash_qstash_deliveries_total', { account: 'eu' });
-    const errored = sum(before, 'upstash_qstash_delivery_errors_total', { account: 'eu' });
+    const delivered = sumOf(before, 'upstash_qstash_deliveries_total', { account: 'eu' });
+    const errored = sumOf(before, 'upstash_qstash_delivery_errors_total', { account: 'eu' });
     const event = (time: number, messageId: string, state: string, url: string) => ({
       time,
       messageId,
@@ -149,15 +133,15 @@ describe('caps that would cut a ratio apart', () => {
       ),
     ]);
     // Beside what the demo served before (its opening's delivery and error).
-    const samples = await until(
+    const samples = await scrapeUntil(
       h,
       'every event counted',
       (s) =>
-        sum(s, 'upstash_qstash_deliveries_total', { account: 'eu' }) >= delivered + 405 &&
-        sum(s, 'upstash_qstash_delivery_errors_total', { account: 'eu' }) >= errored + 4,
+        sumOf(s, 'upstash_qstash_deliveries_total', { account: 'eu' }) >= delivered + 405 &&
+        sumOf(s, 'upstash_qstash_delivery_errors_total', { account: 'eu' }) >= errored + 4,
     );
-    const errors = sum(samples, 'upstash_qstash_delivery_errors_total', { destination: FAILING });
-    const deliveries = sum(samples, 'upstash_qstash_deliveries_total', { destination: FAILING });
+    const errors = sumOf(samples, 'upstash_qstash_delivery_errors_total', { destination: FAILING });
+    const deliveries = sumOf(samples, 'upstash_qstash_deliveries_total', { destination: FAILING });
     expect(errors + deliveries).toBeGreaterThan(0);
     expect(deliveries > 0, `errors ${errors}, deliveries ${deliveries} under its name`).toBe(errors > 0);
   });
@@ -169,7 +153,7 @@ describe('caps that would cut a ratio apart', () => {
     );
     const begun = Date.now();
     const base = (await h.scrape()).samples;
-    const all = (s: ParsedSample[]) => sum(s, 'upstash_workflow_runs_finished_total', { account: 'eu' });
+    const all = (s: ParsedSample[]) => sumOf(s, 'upstash_workflow_runs_finished_total', { account: 'eu' });
     await after(begun, 3_000);
     const created = begun + 500;
     const failed = (n: number, state: string, at: number) => ({
@@ -183,7 +167,7 @@ describe('caps that would cut a ratio apart', () => {
       failed(3, 'CALLBACK_SUCCESS', created + 100),
       failed(4, 'CALLBACK_FAIL', created),
     ]);
-    const samples = await until(h, 'the four runs counted', (s) => all(s) >= all(base) + 4);
+    const samples = await scrapeUntil(h, 'the four runs counted', (s) => all(s) >= all(base) + 4);
     expect(callbacks(samples, 'CALLBACK_FAIL') - callbacks(base, 'CALLBACK_FAIL')).toBe(1);
     expect(callbacks(samples, 'other')).toBe(callbacks(base, 'other'));
   });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { find, type ParsedSample } from '../helpers/exposition-parser.js';
-import { eventually, useHarness, type Harness } from '../helpers/harness.js';
+import { find, sumOf, type ParsedSample } from '../helpers/exposition-parser.js';
+import { after, eventually, scrapeUntil, useHarness, type Harness } from '../helpers/harness.js';
 
 // The event rule against times no event should be trusted with (docs/metrics.md, Event counters),
 // through the real exporter polling the simulator over HTTP: one event dated in seconds among
@@ -11,29 +11,13 @@ const start = useHarness({ qstashSources: ['qstash_logs'], managementSources: []
 
 const LOGS = { source: 'qstash_logs', account: 'eu' };
 
-/** The sum of the samples of `name` whose labels include `match`. */
-const sum = (samples: ParsedSample[], name: string, match: Record<string, string> = {}): number =>
-  find(samples, name, match).reduce((total, s) => total + s.value, 0);
-
-const errors = (s: ParsedSample[]) => sum(s, 'upstash_qstash_delivery_errors_total', { account: 'eu' });
-const polls = (s: ParsedSample[]) => sum(s, 'upstash_exporter_polls_total', LOGS);
-
-/** Scrapes until `check` holds of the samples, and returns them. */
-function until(h: Harness, what: string, check: (s: ParsedSample[]) => boolean): Promise<ParsedSample[]> {
-  return eventually(what, async () => {
-    const { samples } = await h.scrape();
-    return check(samples) ? samples : undefined;
-  });
-}
-
-/** Resolves once `ms` passed since `from` (Unix ms). */
-const after = (from: number, ms: number) =>
-  eventually(`${ms} ms after ${from}`, () => (Date.now() > from + ms ? true : undefined));
+const errors = (s: ParsedSample[]) => sumOf(s, 'upstash_qstash_delivery_errors_total', { account: 'eu' });
+const polls = (s: ParsedSample[]) => sumOf(s, 'upstash_exporter_polls_total', LOGS);
 
 /** Scrapes until the log was polled `more` more times than now; calls `each` with every scrape. */
 async function pollsLater(h: Harness, more: number, each: (s: ParsedSample[]) => void = () => undefined) {
   const from = polls((await h.scrape()).samples);
-  return until(h, `${more} more polls`, (s) => {
+  return scrapeUntil(h, `${more} more polls`, (s) => {
     each(s);
     return polls(s) >= from + more;
   });
@@ -69,7 +53,7 @@ describe('times no event is trusted with, through the exporter', () => {
     );
     const samples = await pollsLater(h, 2);
     expect(errors(samples) - base).toBe(299);
-    expect(sum(samples, 'upstash_exporter_fields_rejected_total', { ...LOGS, field: 'time' })).toBe(1);
+    expect(sumOf(samples, 'upstash_exporter_fields_rejected_total', { ...LOGS, field: 'time' })).toBe(1);
   });
 
   test('one event a few minutes ahead hides nothing after it, and W never runs ahead of the clock', async () => {
@@ -81,7 +65,7 @@ describe('times no event is trusted with, through the exporter', () => {
     h.sim.setEventDating('as-given');
     const early = error(Date.now() + 240_000, 'msg-early');
     h.sim.setQstashLogs([early]);
-    await until(h, 'the early event counted', (s) => errors(s) > base);
+    await scrapeUntil(h, 'the early event counted', (s) => errors(s) > base);
     // Ten events after it was read, dated as they happen.
     const now = Date.now();
     await after(now, 1_000);
@@ -108,11 +92,11 @@ describe('times no event is trusted with, through the exporter', () => {
     h.sim.setQstashLogs(Array.from({ length: 150 }, (_, i) => error((now + i) * 1000, `msg-us-${i}`)));
     const samples = await pollsLater(h, 11);
     const elapsed = (Date.now() - begun) / 1000;
-    const unread = sum(samples, 'upstash_qstash_logs_unread_seconds_total', {
+    const unread = sumOf(samples, 'upstash_qstash_logs_unread_seconds_total', {
       account: 'eu',
       state: 'ERROR',
     });
-    expect(sum(samples, 'upstash_qstash_logs_scan_complete', { account: 'eu', state: 'ERROR' })).toBe(0);
+    expect(sumOf(samples, 'upstash_qstash_logs_scan_complete', { account: 'eu', state: 'ERROR' })).toBe(0);
     expect(unread).toBeGreaterThan(0);
     expect(unread).toBeLessThanOrEqual(elapsed);
   });

@@ -77,6 +77,15 @@ export function find(
   );
 }
 
+/** The sum of the samples of `name` whose labels include `match`. */
+export function sumOf(
+  samples: readonly ParsedSample[],
+  name: string,
+  match: Readonly<Record<string, string>> = {},
+): number {
+  return find(samples, name, match).reduce((total, s) => total + s.value, 0);
+}
+
 /** The value of the one sample of `name` matching `match`; undefined when there is none. */
 export function valueOf(
   samples: readonly ParsedSample[],

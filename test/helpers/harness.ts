@@ -289,6 +289,22 @@ export async function eventually<T>(
   }
 }
 
+/** Scrapes `h` until `check` holds of the samples, and returns them. */
+export function scrapeUntil(
+  h: Harness,
+  what: string,
+  check: (samples: ParsedSample[]) => boolean,
+): Promise<ParsedSample[]> {
+  return eventually(what, async () => {
+    const { samples } = await h.scrape();
+    return check(samples) ? samples : undefined;
+  });
+}
+
+/** Resolves once `ms` passed since `from` (Unix ms), on the real clock. */
+export const after = (from: number, ms: number): Promise<true> =>
+  eventually(`${ms} ms after ${from}`, () => (Date.now() > from + ms ? true : undefined));
+
 /** Asserts that no form of any credential occurs in `text`; returns the offending form otherwise. */
 export function leakedSecret(text: string): string | undefined {
   return SECRET_FORMS.find((secret) => text.includes(secret));
