@@ -205,6 +205,13 @@ describe('readPages', () => {
     expect(paths()).toHaveLength(1);
   });
 
+  test('a deadline already past still leaves minPagingMs to page for', async () => {
+    const { client, target } = await setUp([{ cursor: 'c1', logs: [] }, { logs: [] }]);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const read = all(client, { ...target, deadline: Date.now() - 1, minPagingMs: 1000 });
+    expect((await read).map((p) => p.number)).toEqual([1, 2]);
+  });
+
   test('the deadline reached exactly stops paging, and the message names the pages read and the list', async () => {
     const { server, client, target, paths } = await setUp([
       { cursor: 'c1', logs: [] },
