@@ -192,8 +192,11 @@ async function parsePage<S extends z.ZodType<object>, T>(
   const parsed = body.safeParse(json);
   if (!parsed.success) throw fail(describeIssues(parsed.error));
   const frame = parsed.data as { cursor?: string | null } & Record<string, unknown[] | null | undefined>;
-  const at = list.listFields.find((field) => frame[field] !== undefined && frame[field] !== null);
-  const entries = at === undefined ? [] : (frame[at] ?? []);
+  // The first list field that holds a list; with none, the page is empty.
+  const found = list.listFields
+    .map((field) => ({ field, list: frame[field] }))
+    .find((held): held is { field: string; list: unknown[] } => Array.isArray(held.list));
+  const entries = found?.list ?? [];
   // Checked before any entry is parsed: a page of thousands costs one comparison, not their parsing.
   if (entries.length > list.count)
     throw fail(`page ${number} holds ${entries.length} entries, more than the ${list.count} asked for`);
@@ -204,7 +207,7 @@ async function parsePage<S extends z.ZodType<object>, T>(
     entry: list.entry,
     toEntry: list.toEntry,
     read: list.read,
-    list: () => ({ list: entries, at: at ?? list.listFields[0] }),
+    list: () => ({ list: entries, at: found?.field ?? list.listFields[0] }),
   });
   return { entries: listing.entries, rejected: listing.rejected, cursor: cursor === '' ? undefined : cursor };
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import { UpstashClient } from '../../src/upstash/client.js';
 import {
@@ -34,6 +34,7 @@ const EVENTS: PagedList<typeof entry, { id?: string | undefined; time?: number |
 const servers: LocalServer[] = [];
 const clients: UpstashClient[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(clients.splice(0).map((c) => c.close()));
   await Promise.all(servers.splice(0).map((s) => s.stop()));
 });
@@ -145,6 +146,11 @@ describe('readPages', () => {
     expect((await upstashFailure(all(client, target))).reason).toBe('invalid_response');
   });
 
+  test('a bad entry of the second list field is named by that field', async () => {
+    const { client, target } = await setUp([{ logs: null, events: [{ id: 'a' }, 'x'] }]);
+    expect((await upstashFailure(all(client, target))).message).toContain('events[1]');
+  });
+
   test('a cursor longer than 4 KiB is invalid_response: it is never sent, and the message stays short', async () => {
     const huge = 'k'.repeat(200_000);
     const { client, target, paths } = await setUp([{ cursor: huge, logs: events('a') }]);
@@ -198,6 +204,35 @@ describe('readPages', () => {
     expect((await upstashFailure(all(client, target))).reason).toBe('timeout');
     expect(paths()).toHaveLength(1);
   });
+
+  test('a deadline already past still leaves minPagingMs to page for', async () => {
+    const { client, target } = await setUp([{ cursor: 'c1', logs: [] }, { logs: [] }]);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const read = all(client, { ...target, deadline: Date.now() - 1, minPagingMs: 1000 });
+    expect((await read).map((p) => p.number)).toEqual([1, 2]);
+  });
+
+  test('the deadline reached exactly stops paging, and the message names the pages read and the list', async () => {
+    const { server, client, target, paths } = await setUp([
+      { cursor: 'c1', logs: [] },
+      { cursor: 'c2', logs: [] },
+      { logs: [] },
+    ]);
+    // Only Date is faked: the clock stands still but for the step the consumer makes after page 2.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const deadline = Date.now() + 1;
+    const error = await upstashFailure(
+      (async () => {
+        for await (const page of readPages(client, EVENTS, { ...target, deadline, minPagingMs: 0 }))
+          if (page.number === 2) vi.setSystemTime(deadline);
+      })(),
+    );
+    expect(error.reason).toBe('timeout');
+    expect(error.message).toBe(
+      `Paging stopped at the poll's deadline after 2 pages: GET ${server.url}/v2/logs`,
+    );
+    expect(paths()).toHaveLength(2);
+  });
 });
 
 describe('scanPages', () => {
@@ -220,9 +255,10 @@ describe('scanPages', () => {
 
   test('at the page cap while cursors still come back', async () => {
     const { client, target, paths } = await setUp(pagesOf(5), { maxPages: 2 });
-    expect(await scanPages(client, EVENTS, target, () => 'more')).toMatchObject({
+    expect(await scanPages(client, EVENTS, target, () => 'more')).toEqual({
       pages: 2,
       end: 'page_cap',
+      rejected: ['time'],
     });
     expect(paths()).toHaveLength(2);
   });
@@ -230,7 +266,7 @@ describe('scanPages', () => {
   test('stopped by the consumer (an event source whose pages went older than its watermark)', async () => {
     const { client, target, paths } = await setUp(pagesOf(5));
     const end = await scanPages(client, EVENTS, target, (page) => (page.number === 2 ? 'stop' : 'more'));
-    expect(end).toMatchObject({ pages: 2, end: 'stopped' });
+    expect(end).toEqual({ pages: 2, end: 'stopped', rejected: ['time'] });
     expect(paths()).toHaveLength(2);
   });
 
