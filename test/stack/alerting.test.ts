@@ -476,16 +476,22 @@ describe('Prometheus → Alertmanager chain on the fake Upstash', () => {
     await sleep(3000);
     // Every query runs (a PromQL error throws). The Vector and Search panels may be empty: this
     // exporter leaves the index sources off, as the demo's indexes sit near their limits on purpose
-    // and would fire the alerts that the silence case above forbids.
+    // and would fire the alerts that the silence case above forbids. So may the deliveries by label:
+    // qstash_deliveries is not listed in this stack, whose 401 case above expects the alerts of its
+    // sources (test/stack/error-ratio.test.ts polls it; test/sources/listed-labels.test.ts counts it).
     const indexFamilies = /\bupstash_(vector|search)_/;
+    const offHere = /\bupstash_qstash_label_deliveries_total\b/;
     const empty: string[] = [];
     let ranIndexQueries = 0;
+    let ranOffQueries = 0;
     for (const { where, expr } of exprs) {
       const result = await real.query(expr); // throws on a PromQL error
       if (indexFamilies.test(expr)) ranIndexQueries++;
+      else if (offHere.test(expr)) ranOffQueries++;
       else if (result.length === 0) empty.push(`${where}: ${expr}`);
     }
     expect(empty).toEqual([]);
     expect(ranIndexQueries).toBeGreaterThan(30);
+    expect(ranOffQueries).toBeGreaterThan(0);
   });
 });
