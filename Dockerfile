@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # upstash-exporter: a Prometheus exporter for Upstash (QStash and Redis statistics).
 #
-#   docker build $(bash scripts/image-build-args.sh) -t upstash-exporter:0.4.0 .
+#   docker build $(bash scripts/image-build-args.sh) -t upstash-exporter:0.5.0 .
 #   docker run --rm -p 9645:9645 -e QSTASH_TOKEN=... upstash-exporter
 #   docker run --rm -p 9645:9645 upstash-exporter --demo --web.listen-address :9645
 #

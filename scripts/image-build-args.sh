@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the Dockerfile's build arguments that label the image (OCI labels) for this checkout:
-#   docker build $(bash scripts/image-build-args.sh) -t upstash-exporter:0.4.0 .
+#   docker build $(bash scripts/image-build-args.sh) -t upstash-exporter:0.5.0 .
 # VERSION is package.json's (the Dockerfile refuses any other), REVISION the commit the program's
 # build-info carries (scripts/build-info.mjs), SOURCE the repository's https URL when origin has one
 # (credentials in it left out); empty otherwise.
