@@ -206,15 +206,11 @@ export async function runFaultCase(fault: FaultCase): Promise<number[]> {
   try {
     const h = await startHarness({
       intervalSeconds: INTERVAL_S,
-      // Where the fault is a timeout, a slot for each of the 28 units: every unit meets the fault at
-      // once, rather than waiting out the others' timeouts for a slot (the matrix is about reasons,
-      // not the cap). With 16 slots, a hang queued some units' first failure past 3 intervals after
-      // their last success, which drops the values then, as it should. Other faults keep 16: 32
-      // over-size bodies at once took the cores the scrapes' timing case measures.
-      http:
-        fault.reason === 'timeout'
-          ? { timeoutMs: SUBJECT_TIMEOUT_MS, concurrency: 32 }
-          : { timeoutMs: TIMEOUT_MS, concurrency: 16 },
+      // A slot for each of the 28 units: every unit meets the fault at once, rather than waiting out
+      // the others' timeouts for a slot (the matrix is about reasons, not the cap). With 16 slots, a
+      // hang queued some units' first failure past 3 intervals after their last success, which drops
+      // the values then, as it should; more slots, and the simulator answers the healthy polls slower.
+      http: { timeoutMs: fault.reason === 'timeout' ? SUBJECT_TIMEOUT_MS : TIMEOUT_MS, concurrency: 32 },
       qstashSources: QSTASH_SOURCES,
       managementSources: MANAGEMENT_SOURCES,
       // Runs finished in the last minute only: a page or two per state, not the demo's hour.
