@@ -7,7 +7,7 @@ import {
   type DemoAuditEvent,
 } from '../../src/demo/simulator.js';
 import { valueOf, type ParsedSample } from '../helpers/exposition-parser.js';
-import { eventually, useHarness, type Harness } from '../helpers/harness.js';
+import { scrapeUntil, useHarness } from '../helpers/harness.js';
 
 // The account's safety (docs/metrics.md, The account's safety) against the real exporter (createApp) polling
 // the simulator over HTTP: the audit log counted once from the start, its labels capped, the body cap named
@@ -27,18 +27,6 @@ const harness = useHarness({
 const up = (samples: ParsedSample[], source: string) =>
   valueOf(samples, 'upstash_up', { source, account: 'main' });
 
-/** Scrapes until `check` holds of the samples, and returns them. */
-function until(
-  h: Harness,
-  what: string,
-  check: (samples: ParsedSample[]) => boolean,
-): Promise<ParsedSample[]> {
-  return eventually(what, async () => {
-    const { samples } = await h.scrape();
-    return check(samples) ? samples : undefined;
-  });
-}
-
 /** Polls of a source so far (successful or not). */
 const polls = (samples: ParsedSample[], source: string) =>
   valueOf(samples, 'upstash_exporter_polls_total', { source, account: 'main' }) ?? 0;
@@ -54,7 +42,7 @@ describe('audit_logs', () => {
     const start = Math.floor(Date.now() / 1000);
     const h = await harness({ managementSources: ['audit_logs'] });
     h.sim.setAuditLog([audit({ log_id: 'old', timestamp: start - 3600, action_string: 'Delete Database' })]);
-    let samples = await until(
+    let samples = await scrapeUntil(
       h,
       'the history read',
       (s) => valueOf(s, 'upstash_audit_last_event_timestamp_seconds', { account: 'main' }) === start - 3600,
@@ -85,14 +73,14 @@ describe('audit_logs', () => {
       audit({ log_id: 'n1', timestamp: t - 1, source: 'Some New Kind' }),
       audit({ log_id: 'old', timestamp: start - 3600, action_string: 'Delete Database' }),
     ]);
-    samples = await until(
+    samples = await scrapeUntil(
       h,
       'the new events counted',
       (s) => valueOf(s, 'upstash_audit_last_event_timestamp_seconds', { account: 'main' }) === t,
     );
     // Polled again and again, the same body counts nothing more.
     const after = polls(samples, 'audit_logs');
-    samples = await until(h, 'three more polls', (s) => polls(s, 'audit_logs') >= after + 3);
+    samples = await scrapeUntil(h, 'three more polls', (s) => polls(s, 'audit_logs') >= after + 3);
     const events = samples.filter((s) => s.name === 'upstash_audit_events_total');
     expect(events.map((s) => [s.labels.action, s.labels.via, s.value])).toEqual([
       ['Delete Database', 'API_KEY', 2],
@@ -104,14 +92,14 @@ describe('audit_logs', () => {
 
   test('label sets beyond max_event_series go to other, each event counted as truncated', async () => {
     const h = await harness({ managementSources: ['audit_logs'], limits: { maxEventSeries: 1 } });
-    let samples = await until(h, 'the first poll', (s) => up(s, 'audit_logs') === 1);
+    let samples = await scrapeUntil(h, 'the first poll', (s) => up(s, 'audit_logs') === 1);
     const t = valueOf(samples, 'upstash_audit_log_watermark_timestamp_seconds', { account: 'main' })! + 1;
     h.sim.setAuditLog([
       audit({ log_id: 'a', timestamp: t, action_string: 'Create Database' }),
       audit({ log_id: 'b', timestamp: t, action_string: 'Delete Database' }),
       audit({ log_id: 'c', timestamp: t, action_string: 'Reset Password' }),
     ]);
-    samples = await until(h, 'the events counted', (s) =>
+    samples = await scrapeUntil(h, 'the events counted', (s) =>
       s.some((x) => x.name === 'upstash_audit_events_total' && x.labels.action === 'other'),
     );
     const events = samples.filter((s) => s.name === 'upstash_audit_events_total');
@@ -128,7 +116,7 @@ describe('audit_logs', () => {
 
   test('a body over http.max_response_size fails the poll, with a log line naming max_response_size', async () => {
     const h = await harness({ managementSources: ['audit_logs'], http: { maxBodyBytes: 1024 } });
-    await until(
+    await scrapeUntil(
       h,
       'the audit log refused',
       (s) =>
@@ -147,7 +135,7 @@ describe('audit_logs', () => {
 describe('teams and QStash egress IPs', () => {
   test('members counted by role, the four documented roles always; max_teams keeps the first by name', async () => {
     const h = await harness({ managementSources: ['teams'] });
-    let samples = await until(h, 'teams polled', (s) => up(s, 'teams') === 1);
+    let samples = await scrapeUntil(h, 'teams polled', (s) => up(s, 'teams') === 1);
     const [platform, data] = DEMO_TEAMS;
     const members = (team: typeof platform, role: string) =>
       valueOf(samples, 'upstash_team_members', {
@@ -163,7 +151,7 @@ describe('teams and QStash egress IPs', () => {
     await h.stop();
 
     const capped = await harness({ managementSources: ['teams'], limits: { maxTeams: 1 } });
-    samples = await until(capped, 'teams polled', (s) => up(s, 'teams') === 1);
+    samples = await scrapeUntil(capped, 'teams polled', (s) => up(s, 'teams') === 1);
     const ids = new Set(
       samples.filter((s) => s.name === 'upstash_team_members').map((s) => s.labels.team_name),
     );
@@ -175,9 +163,9 @@ describe('teams and QStash egress IPs', () => {
 
   test('a fault on a team’s members fails the teams source (its listing answered), under its reason', async () => {
     const h = await harness({ managementSources: ['teams'] });
-    await until(h, 'teams polled', (s) => up(s, 'teams') === 1);
+    await scrapeUntil(h, 'teams polled', (s) => up(s, 'teams') === 1);
     h.sim.setFault('team_members', { kind: 'status', status: 500 });
-    const samples = await until(h, 'the failure', (s) => up(s, 'teams') === 0);
+    const samples = await scrapeUntil(h, 'the failure', (s) => up(s, 'teams') === 0);
     expect(
       valueOf(samples, 'upstash_exporter_poll_failures_total', {
         source: 'teams',
@@ -186,13 +174,13 @@ describe('teams and QStash egress IPs', () => {
       }),
     ).toBeGreaterThan(0);
     h.sim.setFault('team_members', null);
-    await until(h, 'the recovery', (s) => up(s, 'teams') === 1);
+    await scrapeUntil(h, 'the recovery', (s) => up(s, 'teams') === 1);
   });
 
   test('a 404 from /v2/teams counts as not_found at every poll and says once that it may be retired', async () => {
     const h = await harness({ managementSources: ['teams'] });
     h.sim.setFault('teams', { kind: 'status', status: 404 });
-    const samples = await until(h, 'three failed polls', (s) => polls(s, 'teams') >= 3);
+    const samples = await scrapeUntil(h, 'three failed polls', (s) => polls(s, 'teams') >= 3);
     expect(up(samples, 'teams')).toBe(0);
     const failures = { source: 'teams', account: 'main', reason: 'not_found' };
     expect(valueOf(samples, 'upstash_exporter_poll_failures_total', failures)).toBe(polls(samples, 'teams'));
@@ -209,7 +197,7 @@ describe('teams and QStash egress IPs', () => {
 
   test('the egress ranges: how many, one info series each, and a change seen at the next poll', async () => {
     const h = await harness({ managementSources: ['qstash_egress_ips'] });
-    let samples = await until(h, 'egress polled', (s) => up(s, 'qstash_egress_ips') === 1);
+    let samples = await scrapeUntil(h, 'egress polled', (s) => up(s, 'qstash_egress_ips') === 1);
     expect(valueOf(samples, 'upstash_qstash_egress_ip_ranges', { account: 'main' })).toBe(
       DEMO_EGRESS_RANGES.length + 1,
     );
@@ -218,7 +206,7 @@ describe('teams and QStash egress IPs', () => {
     expect(h.sim.lastHeaders('qstash_egress_ips')?.authorization).toMatch(/^Basic /);
 
     h.sim.setEgressRanges(['3.125.136.186/32', '63.178.1.0/28']);
-    samples = await until(
+    samples = await scrapeUntil(
       h,
       'the change',
       (s) => valueOf(s, 'upstash_qstash_egress_ip_range_info', { cidr: '63.178.1.0/28' }) === 1,
@@ -228,7 +216,7 @@ describe('teams and QStash egress IPs', () => {
 
     // At most 100 info series; the count says them all, the rest are counted as truncated.
     h.sim.setEgressRanges(Array.from({ length: 130 }, (_, k) => `10.0.${k}.0/24`));
-    samples = await until(
+    samples = await scrapeUntil(
       h,
       'the long list',
       (s) => valueOf(s, 'upstash_qstash_egress_ip_ranges', { account: 'main' }) === 130,
@@ -238,7 +226,7 @@ describe('teams and QStash egress IPs', () => {
 
   test('a string that is not a CIDR refuses the list: invalid_response, and no cidr label made of it', async () => {
     const h = await harness({ managementSources: ['qstash_egress_ips'] });
-    await until(h, 'egress polled', (s) => up(s, 'qstash_egress_ips') === 1);
+    await scrapeUntil(h, 'egress polled', (s) => up(s, 'qstash_egress_ips') === 1);
     const invalid = (s: ParsedSample[]) =>
       valueOf(s, 'upstash_exporter_poll_failures_total', {
         source: 'qstash_egress_ips',
@@ -248,20 +236,20 @@ describe('teams and QStash egress IPs', () => {
     for (const bad of ['....', '::::', 'cafe', '10.0.0.1/999', '999.999.999.999/32']) {
       const before = invalid((await h.scrape()).samples);
       h.sim.setEgressRanges(['3.125.136.186/32', bad]);
-      const samples = await until(h, `${bad} refused`, (s) => invalid(s) > before);
+      const samples = await scrapeUntil(h, `${bad} refused`, (s) => invalid(s) > before);
       expect(up(samples, 'qstash_egress_ips')).toBe(0);
       expect(samples.some((s) => s.labels.cidr === bad)).toBe(false);
     }
     // A list of CIDRs is read again.
     h.sim.setEgressRanges(['2001:db8::/32', '10.0.0.0/8']);
-    const samples = await until(h, 'the valid list', (s) => up(s, 'qstash_egress_ips') === 1);
+    const samples = await scrapeUntil(h, 'the valid list', (s) => up(s, 'qstash_egress_ips') === 1);
     expect(valueOf(samples, 'upstash_qstash_egress_ip_ranges', { account: 'main' })).toBe(2);
     expect(valueOf(samples, 'upstash_qstash_egress_ip_range_info', { cidr: '2001:db8::/32' })).toBe(1);
   });
 
   test('one range, one spelling: every spelling of a range is one cidr series, in canonical text', async () => {
     const h = await harness({ managementSources: ['qstash_egress_ips'] });
-    await until(h, 'egress polled', (s) => up(s, 'qstash_egress_ips') === 1);
+    await scrapeUntil(h, 'egress polled', (s) => up(s, 'qstash_egress_ips') === 1);
     const cidrs = (s: ParsedSample[]) =>
       s
         .filter((sample) => sample.name === 'upstash_qstash_egress_ip_range_info')
@@ -269,7 +257,7 @@ describe('teams and QStash egress IPs', () => {
         .sort();
     // Two ranges, each in several spellings Upstash could send; and a change of spelling alone.
     h.sim.setEgressRanges(['2001:DB8::/32', '2001:0db8::/32', '0:0:0:0:0:0:0:1/128', '::1/128']);
-    let samples = await until(h, 'the spelled list', (s) => !cidrs(s).includes(DEMO_EGRESS_RANGES[0]));
+    let samples = await scrapeUntil(h, 'the spelled list', (s) => !cidrs(s).includes(DEMO_EGRESS_RANGES[0]));
     expect(cidrs(samples)).toEqual(['2001:db8::/32', '::1/128']);
     expect(valueOf(samples, 'upstash_qstash_egress_ip_ranges', { account: 'main' })).toBe(2);
     h.sim.setEgressRanges([
@@ -277,7 +265,7 @@ describe('teams and QStash egress IPs', () => {
       '2001:0DB8:0000:0000:0001:0000:0000:0001/128',
       '::FFFF:10.0.0.1/128',
     ]);
-    samples = await until(h, 'the respelled list', (s) => !cidrs(s).includes('::1/128'));
+    samples = await scrapeUntil(h, 'the respelled list', (s) => !cidrs(s).includes('::1/128'));
     expect(cidrs(samples)).toEqual(['2001:db8::1:0:0:1/128', '::ffff:10.0.0.1/128']);
     expect(valueOf(samples, 'upstash_qstash_egress_ip_ranges', { account: 'main' })).toBe(2);
   });
@@ -287,7 +275,7 @@ describe('personal data', () => {
   test('no actor, e-mail, member e-mail, entity name, key name or IP reaches /metrics, the logs, the landing page or --check-config', async () => {
     const h = await harness({ logLevel: 'debug' });
     // Every source polled successfully at least twice, the demo's own bodies served.
-    await until(h, 'every source polled', (s) =>
+    await scrapeUntil(h, 'every source polled', (s) =>
       ['databases', ...SAFETY].every((source) => up(s, source) === 1 && polls(s, source) >= 2),
     );
     // And once failing, so that the failure paths' log lines are scanned too.
@@ -295,7 +283,7 @@ describe('personal data', () => {
       kind: 'body',
       body: '[{"log_id": 1, "actor": "ada.lovelace@people.example"}]',
     });
-    await until(
+    await scrapeUntil(
       h,
       'a failed audit poll',
       (s) =>
