@@ -49,7 +49,7 @@ function escapeHelp(text: string, format: Format): string {
 
 /** A sample value as both formats spell it. */
 export function formatValue(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
+  // String spells NaN as both formats do, but not the infinities.
   if (value === Infinity) return '+Inf';
   if (value === -Infinity) return '-Inf';
   return String(value);

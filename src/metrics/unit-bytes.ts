@@ -83,13 +83,14 @@ export function unitText(samples: readonly Sample[]): UnitText {
       parts.push({ name: openMetricsLines(name), text: family.withExemplars.join('') });
     return parts.map(({ name, text }) => {
       const length = Buffer.byteLength(text, 'utf8');
-      // The CRC-32 of a string is that of its UTF-8 bytes.
-      if (length > 0) crc = crc32(text, crc);
+      // The CRC-32 of a string is that of its UTF-8 bytes (of none, the CRC it is handed).
+      crc = crc32(text, crc);
       total += length;
       return { name, text, length };
     });
   });
-  return { texts, hash: total === 0 ? 0 : (crc ^ total) >>> 0 };
+  // No bytes hash to 0: the CRC of none is 0, mixed with a length of 0.
+  return { texts, hash: (crc ^ total) >>> 0 };
 }
 
 /** A unit's text as the buffer of its own that is handed over. */

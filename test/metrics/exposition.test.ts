@@ -36,4 +36,37 @@ describe('exposition', () => {
       '# HELP polls Polls.\n# TYPE polls counter\npolls_total{source="a\\"b"} 2\n',
     );
   });
+
+  it('escapes HELP text: backslash and line feed in both formats, double quote in OpenMetrics only', () => {
+    const help = 'a\\b\nc "d"';
+    expect(familyHeader('g', help, 'gauge', 'text')).toBe('# HELP g a\\\\b\\nc "d"\n# TYPE g gauge\n');
+    expect(familyHeader('g', help, 'gauge', 'openmetrics')).toBe(
+      '# HELP g a\\\\b\\nc \\"d\\"\n# TYPE g gauge\n',
+    );
+  });
+
+  it('renames only counters, only by a final _total, and samples of a counter named without it', () => {
+    const counter = {
+      name: 'errors_total_by_kind',
+      help: 'E.',
+      type: 'counter' as const,
+      values: [{ value: 1, labels: {} }],
+    };
+    expect(renderFamilies([counter], 'text')).toBe(
+      '# HELP errors_total_by_kind E.\n# TYPE errors_total_by_kind counter\nerrors_total_by_kind 1\n',
+    );
+    expect(renderFamilies([counter], 'openmetrics')).toBe(
+      '# HELP errors_total_by_kind E.\n# TYPE errors_total_by_kind counter\nerrors_total_by_kind_total 1\n',
+    );
+    const gauge = {
+      name: 'queue_total',
+      help: 'Q.',
+      type: 'gauge' as const,
+      values: [{ value: 3, labels: { source: 'a', shard: undefined, worker: 2 } }],
+    };
+    const gaugeText =
+      '# HELP queue_total Q.\n# TYPE queue_total gauge\nqueue_total{source="a",worker="2"} 3\n';
+    expect(renderFamilies([gauge], 'text')).toBe(gaugeText);
+    expect(renderFamilies([gauge], 'openmetrics')).toBe(gaugeText);
+  });
 });
