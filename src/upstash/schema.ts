@@ -38,11 +38,11 @@ export function parseEntries<T extends z.ZodType>(
   from = 0,
   to = list.length,
 ): z.output<T>[] {
-  const out = new Array<z.output<T>>(to - from);
+  const out: z.output<T>[] = [];
   for (let index = from; index < to; index++) {
     const parsed = entry.safeParse(list[index]);
     if (!parsed.success) throw fail(describeIssues(parsed.error, `${at}[${index}]`));
-    out[index - from] = parsed.data;
+    out.push(parsed.data);
   }
   return out;
 }
@@ -162,10 +162,10 @@ export async function parseListing<S extends z.ZodType<object>, T>(
     const rejected = new Set<string>();
     const { read } = shape;
     const entries = await inSlices(list.length, (from, to) => {
-      const out = new Array<T>(to - from);
+      const out: T[] = [];
       for (let index = from; index < to; index++) {
         const raw = list[index];
-        out[index - from] = read(raw, rejected) ?? schemaEntry(raw, shape, `${at}[${index}]`, fail, rejected);
+        out.push(read(raw, rejected) ?? schemaEntry(raw, shape, `${at}[${index}]`, fail, rejected));
       }
       return out;
     });

@@ -12,7 +12,8 @@ import { z } from 'zod';
  * it is a wrong type (docs/metrics.md, Redis database statistics); beyond 2^53 is finite, and kept.
  */
 export function isNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
+  // Number.isFinite never converts: a string or boolean is no number to it.
+  return Number.isFinite(value);
 }
 
 /** A number field's schema: {@link isNumber}. */

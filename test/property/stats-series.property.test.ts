@@ -50,9 +50,24 @@ function goTime(seconds: number, nanos: number): string {
 /** A point, and what the rules say of it: a usable value at a time, skipped, or malformed. */
 type Case =
   | { readonly kind: 'value'; readonly at: bigint; readonly y: number; readonly point: object }
-  | { readonly kind: 'skipped' | 'malformed'; readonly point: object };
+  | { readonly kind: 'skipped' | 'malformed'; readonly point: unknown };
 
-const time = fc.record({ seconds: fc.integer({ min: -864_000, max: 864_000 }), nanos: fc.nat(999_999_999) });
+const time = fc.oneof(
+  {
+    arbitrary: fc.record({
+      seconds: fc.integer({ min: -864_000, max: 864_000 }),
+      nanos: fc.nat(999_999_999),
+    }),
+    weight: 3,
+  },
+  // One instant met again in a series (the first point listed at it is the value), and the horizon
+  // itself, to the nanosecond.
+  fc.constantFrom(
+    { seconds: -60, nanos: 0 },
+    { seconds: FUTURE_HORIZON_MS / 1000, nanos: 0 },
+    { seconds: FUTURE_HORIZON_MS / 1000, nanos: 1 },
+  ),
+);
 const y = fc.double({ noNaN: true, noDefaultInfinity: true });
 const valueOrFuture = fc.record({ time, y }).map(({ time: t, y: v }): Case => {
   const at = BigInt(NOW_S + t.seconds) * 1_000_000_000n + BigInt(t.nanos);
@@ -70,6 +85,11 @@ const malformed = fc.oneof(
   fc.constant<Case>({ kind: 'malformed', point: { x: goTime(0, 0), y: '4' } }),
   fc.constant<Case>({ kind: 'malformed', point: { x: goTime(0, 0) } }),
   fc.constant<Case>({ kind: 'malformed', point: { x: goTime(0, 0), y: Infinity } }),
+  fc.constantFrom<Case>(
+    { kind: 'malformed', point: null },
+    { kind: 'malformed', point: 5 },
+    { kind: 'malformed', point: [goTime(0, 0), 1] },
+  ),
 );
 
 /** What the rules expect of a series: rejected, or the y of the greatest x (the first of equals). */
@@ -103,6 +123,17 @@ describe.each(Object.entries(PARSERS))('%s follows the one series rule', (_, par
       ),
       { numRuns: 300 },
     );
+  });
+
+  test('a body that is not an object is invalid_response, and says so', () => {
+    for (const body of [[], null, 'stats', 4]) {
+      expect(() => parser.parse(body, NOW_MS)).toThrow(
+        expect.objectContaining({
+          name: 'InvalidResponseError',
+          message: expect.stringContaining('wrong shape at top level: expected an object') as unknown,
+        }),
+      );
+    }
   });
 
   test('a number field: finite numbers kept, null absent, anything else (1e400 too) rejected alone', () => {

@@ -174,6 +174,28 @@ describe('parseDatabases', () => {
   });
 });
 
+describe('a database listed with its key fields only', () => {
+  test('has empty labels, no limits and no switches; a null securityAddons is absent', async () => {
+    const listed = await parseDatabases([{ database_id: 'd', database_name: 'n', securityAddons: null }]);
+    expect(listed.rejected).toEqual([]);
+    expect(listed.entries).toStrictEqual([
+      {
+        id: 'd',
+        name: 'n',
+        type: '',
+        region: '',
+        primaryRegion: '',
+        state: '',
+        creationTime: undefined,
+        limits: {},
+        features: {},
+        replicas: undefined,
+        readRegions: undefined,
+      },
+    ]);
+  });
+});
+
 describe('fetchDatabases against the simulator', () => {
   let sim: Simulator | undefined;
   let client: UpstashClient | undefined;

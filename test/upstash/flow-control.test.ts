@@ -170,6 +170,21 @@ describe('parseFlowControl', () => {
   ])('%s is not a flow-control body', async (_, body) => {
     await invalidAsync(() => parseFlowControl(body));
   });
+
+  test('the message says which shape was wanted, and where a bad entry is in either', async () => {
+    const says = async (body: unknown): Promise<string> =>
+      (await invalidAsync(() => parseFlowControl(body, 'flowControl'))).message;
+    expect(await says(42)).toContain(
+      'wrong shape at top level: expected an object with flowControls, or an array',
+    );
+    expect(await says({ flowControls: 1 })).toContain('wrong shape at flowControls: expected an array');
+    expect(await says([{ flowControlKey: 'k', waitListSize: 1 }, { flowControlKey: 2 }])).toContain(
+      'wrong shape at [1].flowControlKey: ',
+    );
+    expect(await says({ flowControls: [{ flowControlKey: 2 }] })).toContain(
+      'wrong shape at flowControls[0].flowControlKey: ',
+    );
+  });
 });
 
 describe('fetchFlowControl against the simulator', () => {

@@ -1,6 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { parseIndexStats } from '../../src/upstash/index-stats.js';
-import { parseIndexes } from '../../src/upstash/indexes.js';
+import {
+  DEMO_API_KEY,
+  DEMO_EMAIL,
+  DEMO_SEARCH_INDEXES,
+  DEMO_VECTOR_INDEXES,
+  startSimulator,
+} from '../../src/demo/simulator.js';
+import { UpstashClient } from '../../src/upstash/client.js';
+import { fetchIndexStats, parseIndexStats } from '../../src/upstash/index-stats.js';
+import { fetchIndexes, parseIndexes } from '../../src/upstash/indexes.js';
 import { parseBackups } from '../../src/upstash/redis-backups.js';
 import { InvalidResponseError } from '../../src/upstash/errors.js';
 import { invalid } from '../helpers/invalid.js';
@@ -142,9 +150,11 @@ describe('parseBackups', () => {
       { backup_id: 'd', state: 'pending', creation_time: 400 },
       { backup_id: 'e', state: 'archived', creation_time: 500 },
       { backup_id: 'f', state: 'failed', creation_time: 'yesterday' },
+      // Listed after a newer one: the newest is by time, not by place in the list.
+      { backup_id: 'g', state: 'completed', creation_time: 250 },
     ]);
     expect(summary).toEqual({
-      counts: { pending: 1, completed: 2, failed: 2 },
+      counts: { pending: 1, completed: 3, failed: 2 },
       lastCompleted: 300,
       lastFailed: 200,
       // The tolerance rule: a creation time of the wrong type is left out alone, and named.
@@ -167,4 +177,58 @@ describe('parseBackups', () => {
     );
     expect(error.message).toContain('repeats the backup_id');
   });
+});
+
+describe('an index listed with its key fields only', () => {
+  test('has empty labels and no limits', async () => {
+    expect((await parseIndexes([{ id: 'i', name: 'n' }])).entries).toStrictEqual([
+      {
+        id: 'i',
+        name: 'n',
+        type: '',
+        region: '',
+        similarityFunction: '',
+        indexType: '',
+        dimensionCount: '',
+        limits: {},
+      },
+    ]);
+  });
+});
+
+describe('the index listings and stats against the simulator', () => {
+  test.each([
+    ['vector', DEMO_VECTOR_INDEXES, '/v2/vector/index'],
+    ['search', DEMO_SEARCH_INDEXES, '/v2/search'],
+  ] as const)(
+    "%s: the listing and one index's stats, each at its own path",
+    async (product, indexes, path) => {
+      const sim = await startSimulator({ frozen: true });
+      const client = new UpstashClient({ timeoutMs: 5000, retries: 0, concurrency: 1, userAgent: 'test' });
+      try {
+        const credentials = {
+          api: 'management',
+          email: DEMO_EMAIL,
+          apiKey: { reveal: () => DEMO_API_KEY },
+        } as const;
+        const target = { baseUrl: sim.url, credentials, product };
+        const listed = await fetchIndexes(client, target);
+        expect(listed.entries.map((index) => index.id)).toEqual(indexes.map((index) => index.id));
+        expect(sim.lastPath(`${product}_indexes`)).toBe(path);
+        const [first] = indexes;
+        if (first === undefined) throw new Error('the simulator lists no index');
+        const stats = await fetchIndexStats(client, { ...target, indexId: first.id });
+        expect(Object.keys(stats.values).length).toBeGreaterThan(0);
+        expect(sim.lastPath(`${product}_stats`)).toBe(`${path}/${first.id}/stats`);
+        sim.setFault(`${product}_stats`, { kind: 'body', body: '[]' });
+        const error = await fetchIndexStats(client, { ...target, indexId: first.id }).catch(
+          (e: unknown) => e,
+        );
+        expect((error as Error).message).toContain(`GET ${sim.url}${path}/${first.id}/stats`);
+      } finally {
+        await client.close();
+        await sim.stop();
+      }
+    },
+  );
 });

@@ -75,6 +75,12 @@ describe('parseQstashStats', () => {
       'daily_workflow_messages',
     ],
     ['an entry without id', { daily_qstash_messages: [{ data_points: [] }] }, 'daily_qstash_messages'],
+    ['an entry that is null', { daily_qstash_messages: [null] }, 'daily_qstash_messages'],
+    [
+      'an id that is empty',
+      { daily_qstash_messages: [{ id: '', data_points: [] }] },
+      'daily_qstash_messages',
+    ],
     [
       'a malformed point of a state',
       { daily_qstash_messages: [{ id: 'retry', data_points: [{ x: 'now', y: 1 }] }] },
@@ -98,7 +104,7 @@ describe('parseQstashStats', () => {
   });
 
   test('a state without points has no series: no zero is made up', () => {
-    const body = { daily_qstash_messages: [{ id: 'error', data_points: null }] };
+    const body = { daily_qstash_messages: [{ id: 'error', data_points: null }, { id: 'retry' }] };
     expect(parseQstashStats(body, 'stats', NOW).states.daily_qstash_messages?.size).toBe(0);
   });
 

@@ -115,3 +115,11 @@ describe('parseQstashUsers', () => {
     expect(error.message).not.toContain(TOKEN);
   });
 });
+
+describe('an instance listed with its ID only', () => {
+  test('has empty labels, no limits and no switches', async () => {
+    expect((await parseQstashUsers([{ id: 'i' }])).entries).toStrictEqual([
+      { id: 'i', region: '', type: '', state: '', limits: {}, features: {} },
+    ]);
+  });
+});

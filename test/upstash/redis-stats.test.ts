@@ -201,6 +201,12 @@ describe('parseRedisStats', () => {
       },
       'hits',
     ],
+    ['a command that is null', { command_counts: [null] }, 'command_counts'],
+    [
+      'a command named by the empty string',
+      { command_counts: [{ metric_identifier: '', data_points: [] }] },
+      'command_counts',
+    ],
     [
       'a command without a name',
       { command_counts: [{ data_points: [{ x: at(0), y: 1 }] }] },
@@ -279,6 +285,7 @@ describe('parseRedisStats', () => {
         },
         { metric_identifier: 'SET', data_points: [{ x: at(5), y: null }] },
         { metric_identifier: 'DEL', data_points: null },
+        { metric_identifier: 'INCR' },
         { metric_identifier: 'EXISTS', data_points: [{ x: at(20), y: 0 }] },
       ],
     });

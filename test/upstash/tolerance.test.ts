@@ -118,3 +118,16 @@ describe.each(Object.entries(LISTINGS))('%s', (_, listing) => {
     expect(error.message).toContain(listing.key);
   });
 });
+
+// Where the number field is one of the listing's limits: a limit not sent is no key of `limits`, so
+// that what reads them (a series per limit) meets only those Upstash gave.
+describe.each(['databases', 'qstash_users', 'indexes'])('%s limits', (name) => {
+  test('hold the limits sent and no other key', async () => {
+    const listing = LISTINGS[name];
+    if (listing === undefined) throw new Error(`no listing ${name}`);
+    const without = { ...listing.entry, [listing.key]: 'second', [listing.number]: null };
+    const parsed = await listing.parse(body([listing.entry, without]));
+    const keys = parsed.entries.map((entry) => Object.keys((entry as { limits: object }).limits));
+    expect(keys).toEqual([[listing.number], []]);
+  });
+});
