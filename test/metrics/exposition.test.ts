@@ -64,9 +64,16 @@ describe('exposition', () => {
       type: 'gauge' as const,
       values: [{ value: 3, labels: { source: 'a', shard: undefined, worker: 2 } }],
     };
+    const size = {
+      name: 'queue_size',
+      help: 'S.',
+      type: 'gauge' as const,
+      values: [{ value: 1, labels: {} }],
+    };
     const gaugeText =
-      '# HELP queue_total Q.\n# TYPE queue_total gauge\nqueue_total{source="a",worker="2"} 3\n';
-    expect(renderFamilies([gauge], 'text')).toBe(gaugeText);
-    expect(renderFamilies([gauge], 'openmetrics')).toBe(gaugeText);
+      '# HELP queue_total Q.\n# TYPE queue_total gauge\nqueue_total{source="a",worker="2"} 3\n' +
+      '# HELP queue_size S.\n# TYPE queue_size gauge\nqueue_size 1\n';
+    expect(renderFamilies([gauge, size], 'text')).toBe(gaugeText);
+    expect(renderFamilies([gauge, size], 'openmetrics')).toBe(gaugeText);
   });
 });
