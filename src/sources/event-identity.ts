@@ -61,17 +61,19 @@ export class KeptIdentities {
 
   /** {@link claim} once this poll's identities are indexed (built at the first call). */
   #indexed(identity: string, time: number): boolean {
-    let index = this.#index;
-    if (index === undefined) {
-      index = new Map();
-      for (const [at, id] of this.#ids.entries()) note(index, id, this.#times[at] ?? 0, true);
-      this.#index = index;
-    }
+    const index = (this.#index ??= this.#indexOf());
     if (holds(index, identity, time)) return false;
     note(index, identity, time, true);
     this.#ids.push(identity);
     this.#times.push(time);
     return true;
+  }
+
+  /** This poll's identities so far, indexed. */
+  #indexOf(): Times {
+    const index: Times = new Map();
+    for (const [at, id] of this.#ids.entries()) note(index, id, this.#times[at] ?? 0, true);
+    return index;
   }
 
   /**
