@@ -25,6 +25,7 @@ export class KeptIdentities {
   readonly #timed: boolean;
   readonly #ids: string[] = [];
   readonly #times: number[] = [];
+  /** The least time claimed before the index: unindexed, the times only go down. */
   #least = Infinity;
   #index: Times | undefined;
 
@@ -45,13 +46,13 @@ export class KeptIdentities {
         this.#kept.set(identity, time);
       return greatest === undefined;
     }
-    if (this.#kept.size > 0 && holds(this.#kept, identity, time)) return false;
+    if (holds(this.#kept, identity, time)) return false;
     if (time > this.#least || this.#index !== undefined) return this.#indexed(identity, time);
-    if (time === this.#least)
-      for (let at = this.#ids.length - 1, scanned = 0; this.#times[at] === time; at--, scanned++) {
-        if (scanned >= SAME_INSTANT_SCAN) return this.#indexed(identity, time);
-        if (this.#ids[at] === identity) return false;
-      }
+    // Unindexed, the times only go down: those of this instant are the last ones.
+    for (let at = this.#ids.length - 1, scanned = 0; this.#times[at] === time; at--, scanned++) {
+      if (scanned >= SAME_INSTANT_SCAN) return this.#indexed(identity, time);
+      if (this.#ids[at] === identity) return false;
+    }
     this.#least = time;
     this.#ids.push(identity);
     this.#times.push(time);
@@ -60,19 +61,19 @@ export class KeptIdentities {
 
   /** {@link claim} once this poll's identities are indexed (built at the first call). */
   #indexed(identity: string, time: number): boolean {
-    let index = this.#index;
-    if (index === undefined) {
-      index = new Map();
-      for (let at = 0; at < this.#ids.length; at++)
-        note(index, this.#ids[at] ?? '', this.#times[at] ?? 0, true);
-      this.#index = index;
-    }
+    const index = (this.#index ??= this.#indexOf());
     if (holds(index, identity, time)) return false;
     note(index, identity, time, true);
     this.#ids.push(identity);
     this.#times.push(time);
-    this.#least = Math.min(this.#least, time);
     return true;
+  }
+
+  /** This poll's identities so far, indexed. */
+  #indexOf(): Times {
+    const index: Times = new Map();
+    for (const [at, id] of this.#ids.entries()) note(index, id, this.#times[at] ?? 0, true);
+    return index;
   }
 
   /**
@@ -86,9 +87,9 @@ export class KeptIdentities {
       if (typeof times === 'number') {
         if (times >= cutoff) kept.push({ time: times, identity });
       } else for (const time of times) if (time >= cutoff) kept.push({ time, identity });
-    for (let at = 0; at < this.#ids.length; at++) {
+    for (const [at, identity] of this.#ids.entries()) {
       const time = this.#times[at] ?? 0;
-      if (time >= cutoff) kept.push({ time, identity: this.#ids[at] ?? '' });
+      if (time >= cutoff) kept.push({ time, identity });
     }
     if (kept.length <= max) return { kept, floor: cutoff };
     kept.sort((a, b) => b.time - a.time);
@@ -103,14 +104,16 @@ function holds(times: Times, identity: string, time: number): boolean {
   return at === time || (typeof at === 'object' && at.includes(time));
 }
 
-/** Notes `identity` at `time`: one more time of a timed identity, else its greatest. */
+/**
+ * Notes `identity` at `time`: one more time of a timed identity (never one it holds: a kept list
+ * names each time once, and the index notes only what it does not hold), else its greatest.
+ */
 function note(times: Times, identity: string, time: number, timed: boolean): void {
   const at = times.get(identity);
   if (at === undefined) times.set(identity, time);
   else if (!timed) times.set(identity, Math.max(time, typeof at === 'number' ? at : time));
-  else if (typeof at === 'number') {
-    if (at !== time) times.set(identity, [at, time]);
-  } else if (!at.includes(time)) at.push(time);
+  else if (typeof at === 'number') times.set(identity, [at, time]);
+  else at.push(time);
 }
 
 /**
@@ -138,11 +141,10 @@ export class RefusedTimes {
     return kept === undefined;
   }
 
-  /** The refusals to keep: those kept until `cutoff` or later, the latest `max`. */
+  /** The refusals to keep: those kept until `cutoff` or later, the latest `max`, latest first. */
   keep(cutoff: number, max: number): KeptEvent[] {
     const kept: KeptEvent[] = [];
     for (const [identity, time] of this.#refused) if (time >= cutoff) kept.push({ time, identity });
-    if (kept.length <= max) return kept;
     kept.sort((a, b) => b.time - a.time);
     return kept.slice(0, Math.max(0, max));
   }

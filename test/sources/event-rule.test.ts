@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  EARLIEST_SECONDS,
   EventScan,
   KeyBudget,
   startState,
@@ -155,6 +156,21 @@ describe('W never runs ahead of the exporter clock', () => {
     expect([result.future, result.implausible, result.counted]).toEqual([1, 0, 0]);
     expect(result.state.watermark).toBe(T);
   });
+
+  it('exactly five minutes ahead, and exactly 2015-01-01, are times', () => {
+    expect(poll(startState(T), { ...LOG, now: T }, [[event(T + 300_000, 'x')]]).counted).toBe(1);
+    const audit: EventRuleOptions = { perSecond: 1, maxSeries: 10, ordered: false, now: T / 1000 };
+    const first = poll(startState(EARLIEST_SECONDS), audit, [[event(EARLIEST_SECONDS, 'log_1')]]);
+    expect([first.counted, first.implausible]).toEqual([1, 0]);
+  });
+
+  it('one refused as ahead is kept until the window passes its own time, not the poll start', () => {
+    const ahead = event(T + 400_000, 'x');
+    const first = poll(startState(T), { ...LOG, now: T }, [[ahead]]);
+    const moved = poll(first.state, { ...LOG, now: T + 90_000 }, [[event(T + 85_000, 'a')]]);
+    const again = poll(moved.state, { ...LOG, now: T + 95_000 }, [[ahead]]);
+    expect([first.future, again.future, again.counted]).toEqual([1, 0, 0]);
+  });
 });
 
 describe('unread is said once, never more than elapsed', () => {
@@ -177,6 +193,13 @@ describe('unread is said once, never more than elapsed', () => {
     for (let n = 1; n <= 5; n++) state = poll(state, { ...LOG, now: T + n * 4000 }, [future], true).state;
     expect(state.unreadSeconds).toBe(20);
     expect(state.complete).toBe(false);
+  });
+
+  it('a capped log poll says unread up to the oldest time it read, never past the clock', () => {
+    const page = [event(T + 50_000, 'a'), event(T + 10_000, 'b'), event(T + 30_000, 'c')];
+    expect(poll(startState(T), { ...LOG, now: T + 100_000 }, [page], true).unreadSeconds).toBe(10);
+    const ahead = [event(T + 200_000, 'a'), event(T + 100_000, 'b')];
+    expect(poll(startState(T), { ...LOG, now: T + 10_000 }, [ahead], true).unreadSeconds).toBe(10);
   });
 });
 
@@ -252,6 +275,11 @@ describe('one cap, one series', () => {
 });
 
 describe('exactly once, keyed by identity', () => {
+  it('W is the greatest time counted, whatever the order runs are listed in', () => {
+    const runs = [event(T + 10, 'r1'), event(T + 50, 'r2'), event(T + 30, 'r3')];
+    expect(poll(startState(T), { ...RUNS, now: T + 1000 }, [runs]).state.watermark).toBe(T + 50);
+  });
+
   it('a run re-stamped 700 ms later is the same run', () => {
     const first = poll(startState(T), { ...RUNS, now: T + 2000 }, [
       [{ ...event(T + 1000, 'r1@1'), value: 1 }],
@@ -324,5 +352,8 @@ describe('exactly once, keyed by identity', () => {
     ]);
     expect(result.state.pending.map((p) => p.identity)).toEqual(['r4', 'r3', 'r2']);
     expect(result.outcomes).toBe(2);
+    expect(result.state.outcomes.map((s) => [s.labels, s.count])).toEqual([
+      [['w', 'CALLBACK_INPROGRESS'], 2],
+    ]);
   });
 });
