@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Target, UpstashClient } from './client.js';
 import { parseListing, type Listing } from './schema.js';
 import {
+  entryObject,
   number,
   optional,
   optionalFlags,
@@ -42,7 +43,6 @@ const SECURITY_ADDON_FIELDS = [
   'tlsMutualAuth',
   'encryptionAtRest',
 ] as const;
-type SecurityAddonField = (typeof SECURITY_ADDON_FIELDS)[number];
 
 /**
  * On/off settings of a listed database, in the order they are exported (boolean, or "true"/"false").
@@ -82,11 +82,10 @@ export type DatabaseLimitField = (typeof DATABASE_LIMIT_FIELDS)[number];
  */
 function liftSecurityAddons(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || !('securityAddons' in value)) return value;
-  const addons = value.securityAddons;
-  if (typeof addons !== 'object' || addons === null || Array.isArray(addons)) return value;
+  const addons = entryObject(value.securityAddons);
+  if (addons === undefined) return value;
   const lifted: Record<string, unknown> = { ...value };
-  for (const field of SECURITY_ADDON_FIELDS)
-    lifted[`securityAddons.${field}`] = (addons as Partial<Record<SecurityAddonField, unknown>>)[field];
+  for (const field of SECURITY_ADDON_FIELDS) lifted[`securityAddons.${field}`] = addons[field];
   return lifted;
 }
 

@@ -1,5 +1,5 @@
 import { pathSegment, type Target, type UpstashClient } from './client.js';
-import { rejectField, StatsBody } from './stats-series.js';
+import { objectEntry, rejectField, StatsBody } from './stats-series.js';
 
 /** QStash stats fields that are series of `{x, y}` points; the latest point of each is kept. */
 export const QSTASH_SERIES_FIELDS = ['daily_requests', 'daily_billings', 'daily_bandwidths'] as const;
@@ -68,8 +68,7 @@ function stateSums(list: unknown, body: StatsBody<string>): Map<string, number> 
   if (!Array.isArray(list)) rejectField();
   const sums = new Map<string, number>();
   for (const entry of list as unknown[]) {
-    if (typeof entry !== 'object' || entry === null) rejectField();
-    const { id, data_points: points } = entry as Record<string, unknown>;
+    const { id, data_points: points } = objectEntry(entry);
     if (typeof id !== 'string' || id === '' || sums.has(id)) rejectField();
     // An id without points says nothing: no zero is made up for it.
     if (points === null || points === undefined) continue;

@@ -1,5 +1,5 @@
 import { pathSegment, type Target, type UpstashClient } from './client.js';
-import { rejectField, StatsBody, type Point } from './stats-series.js';
+import { objectEntry, rejectField, StatsBody, type Point } from './stats-series.js';
 
 /** Stats fields that are time series of `{x, y}` points; we keep the latest point of each. */
 export const SERIES_FIELDS = [
@@ -86,8 +86,7 @@ function commandCounts(counts: unknown, body: StatsBody<string>): Map<string, Po
   const out = new Map<string, Point>();
   const named = new Set<string>();
   for (const entry of counts as unknown[]) {
-    if (typeof entry !== 'object' || entry === null) rejectField();
-    const { metric_identifier: command, data_points: points } = entry as Record<string, unknown>;
+    const { metric_identifier: command, data_points: points } = objectEntry(entry);
     // A repeated command would be two values under one label set.
     if (typeof command !== 'string' || command === '' || named.has(command)) rejectField();
     named.add(command);

@@ -1,6 +1,6 @@
 import { InvalidResponseError } from './errors.js';
 import { parseGoTime, parseGoTimeNs } from './go-time.js';
-import { isNumber } from './tolerance.js';
+import { entryObject, isNumber } from './tolerance.js';
 
 // The rules of a stats body (docs/metrics.md, Redis database statistics), kept here once for every stats
 // parser (Redis, QStash, and the Vector and Search stats whose latencies are series of the same shape).
@@ -23,6 +23,11 @@ class RejectedField extends Error {}
 /** Rejects the field being read (inside {@link StatsBody.field}): its value has the wrong type. */
 export function rejectField(): never {
   throw new RejectedField();
+}
+
+/** `value` as an object whose fields can be read ({@link entryObject}); else rejects the field being read. */
+export function objectEntry(value: unknown): Readonly<Record<string, unknown>> {
+  return entryObject(value) ?? rejectField();
 }
 
 /**
@@ -148,14 +153,14 @@ export class StatsBody<F extends string> {
     let latest: Point | undefined;
     let sum = 0;
     for (const p of points as unknown[]) {
-      if (typeof p !== 'object' || p === null) rejectField();
-      const { x, y } = p as { x?: unknown; y?: unknown };
+      const point = objectEntry(p);
+      const { x, y } = point;
       if (y === null) continue;
       if (typeof x !== 'string' || !isNumber(y)) rejectField();
       const at = this.#time(x);
       if (at > this.#horizon) continue;
       sum += y;
-      if (latest === undefined || at > latest.at) latest = { at, x, y, sent: p as Record<string, unknown> };
+      if (latest === undefined || at > latest.at) latest = { at, x, y, sent: point };
     }
     return { latest, sum };
   }
