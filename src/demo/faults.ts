@@ -87,10 +87,13 @@ export function oversizeBody(frame: readonly [head: string, tail: string], bytes
   return [Buffer.from(head), padding(Math.max(0, bytes - head.length - tail.length)), Buffer.from(tail)];
 }
 
-let sharedPadding: Buffer | undefined;
+// One buffer, grown to the longest padding asked and viewed at each length: the routes' frames differ in
+// length, and filling tens of megabytes anew whenever the next request's padding differed by a few bytes
+// held the simulator's event loop (which tests share with the exporter they scrape) for seconds.
+let sharedPadding = Buffer.alloc(0);
 function padding(length: number): Buffer {
-  if (sharedPadding?.length !== length) sharedPadding = Buffer.alloc(length, 'x');
-  return sharedPadding;
+  if (sharedPadding.length < length) sharedPadding = Buffer.alloc(length, 'x');
+  return sharedPadding.subarray(0, length);
 }
 
 /** What a fault needs besides the response: the normal answer (computed only if used), and more. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { DEMO_DATABASES, startSimulator } from '../../src/demo/simulator.js';
+import { oversizeBody } from '../../src/demo/faults.js';
 import { simulatorsStoppedAfterEach, bearer, basic, statsPath, urlGroups, waitFor } from './helpers.js';
 
 const start = simulatorsStoppedAfterEach();
@@ -108,5 +109,18 @@ describe('faults', () => {
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(await hung).toBe('failed');
     expect(await slow).toBe('failed');
+  });
+});
+
+describe('the over-size body', () => {
+  test('is exactly its size in every frame, and routes of different frames share one padding', () => {
+    const short = oversizeBody(['["', '"]'], 1024 * 1024);
+    const long = oversizeBody(['{"messages":[],"padding":"', '"}'], 1024 * 1024);
+    for (const parts of [short, long]) {
+      expect(Buffer.concat(parts).length).toBe(1024 * 1024);
+      expect(JSON.parse(Buffer.concat(parts).toString('utf8'))).toBeDefined();
+    }
+    // Filled once, not again for each request whose frame differs by a few bytes.
+    expect(long[1]?.buffer).toBe(short[1]?.buffer);
   });
 });
