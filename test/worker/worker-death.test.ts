@@ -143,11 +143,15 @@ describe('a poll worker killed mid-poll', () => {
             const body = (await get('/metrics')).body;
             return FLOW_DATA.test(body) && up(body) === 1 ? true : undefined;
           });
-          // The next flow_control poll hangs: it is in flight when the worker dies.
+          // The next flow_control poll hangs: it is in flight when the worker dies. A poll whose request
+          // was answered before the fault can still show as polling now, and end well before the death:
+          // the poll waited for is one whose request came after the fault.
           sim.setFault('flow_control', { kind: 'hang' });
+          const asked = sim.requests('flow_control');
           const before = await eventually('the hanging poll published as in flight', async () => {
             const row = (await get('/')).body.split('<tbody>').find((part) => part.includes('>flow_control'));
-            return row?.includes('polling now') === true ? (await get('/metrics')).body : undefined;
+            const hanging = row?.includes('polling now') === true && sim.requests('flow_control') > asked;
+            return hanging ? (await get('/metrics')).body : undefined;
           });
           writeFileSync(trigger, '');
           expect(restarts(before)).toBe(0);
