@@ -13,7 +13,7 @@ const SAID_AT_MOST = 10_000;
 /**
  * The keys (first labels) a budget of `max` holds, shared by the families of a ratio: the keys
  * already counted under their name by any of them, then new ones while there is room. A key once
- * admitted stays; one refused stays folded while the budget is full. Kept in the entry's state
+ * admitted stays; one refused stays folded for good. Kept in the entry's state
  * (`kept`), the decision is one for every source sharing it, whatever order they poll in.
  */
 export class KeyBudget {
@@ -35,11 +35,16 @@ export class KeyBudget {
       }
   }
 
-  /** Whether `key` is counted under its name (admitting it if there is room). */
+  /**
+   * Whether `key` is counted under its name (admitting it if there is room). A key once refused stays
+   * folded, even when a reload raises the cap: a family that counted it under `other` cannot count
+   * those events again under its name, so naming it now would cut its ratio apart. Past the refusals
+   * remembered, no new key is admitted.
+   */
   admit(key: string): boolean {
-    const { admitted } = this.#kept;
+    const { admitted, said } = this.#kept;
     if (admitted.has(key)) return true;
-    if (admitted.size >= this.#max) return false;
+    if (said.has(key) || said.size >= SAID_AT_MOST || admitted.size >= this.#max) return false;
     admitted.add(key);
     return true;
   }

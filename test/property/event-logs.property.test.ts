@@ -94,4 +94,19 @@ describe('counterexamples the generator shrank, kept', () => {
       1,
     );
   });
+
+  // Found in CI on the rule with its invariants: a destination refused by a full budget was named by
+  // the other family once a reload raised the cap (its deliveries stayed under `other`).
+  test('a destination refused before a reload raises the cap stays folded in both families', async () => {
+    await playRatio(
+      [
+        { kind: 'arrive', state: 'DELIVERED', destination: 1, code: 0, count: 1 },
+        { kind: 'arrive', state: 'ERROR', destination: 1, code: 0, count: 1 },
+        { kind: 'arrive', state: 'DELIVERED', destination: 0, code: 0, count: 1 },
+        { kind: 'poll', source: 'deliveries', publish: false },
+        { kind: 'reload', series: 2 },
+      ],
+      1,
+    );
+  });
 });
