@@ -89,6 +89,19 @@ describe('the budget of keys', () => {
     expect([keys.sayFold('new'), keys.sayFold('new'), keys.sayFold('k1')]).toEqual([true, true, false]);
     expect(said.size).toBe(10_000);
   });
+
+  it('a key refused stays refused when a reload raises the cap; past the refusals remembered, every new one', () => {
+    const kept = { admitted: new Set<string>(), said: new Set<string>() };
+    const full = new KeyBudget(1, [], kept);
+    expect([full.admit('a'), full.admit('b'), full.sayFold('b')]).toEqual([true, false, true]);
+    const raised = new KeyBudget(3, [], kept);
+    expect([raised.admit('b'), raised.admit('c'), raised.admit('a')]).toEqual([false, true, true]);
+    const forgetful = {
+      admitted: new Set<string>(),
+      said: new Set(Array.from({ length: 10_000 }, (_, k) => `k${k}`)),
+    };
+    expect(new KeyBudget(20_000, [], forgetful).admit('never-seen')).toBe(false);
+  });
 });
 
 describe('histogram and exemplar', () => {
