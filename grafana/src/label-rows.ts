@@ -2,8 +2,8 @@
 // values a qstash entry lists (docs/metrics.md, Your own labels), filtered by the `label` variable.
 import type { Variable } from './dashboard.js';
 import type { Row } from './panels.js';
-import { graph, q } from './panels.js';
-import { labelValues, rate, sel } from './promql.js';
+import { ERROR_RATIO, graph, q } from './panels.js';
+import { labelValues, sel, sumRate } from './promql.js';
 
 const LABEL = 'label=~"$label"';
 
@@ -16,7 +16,7 @@ export const label: Variable = {
     "The Upstash label values counted (a qstash entry's labels:), from the upstash_…_label_… families.",
 };
 
-const perSecond = (by: string, metric: string) => `sum by (account, ${by}) (${rate(sel(metric, LABEL))})`;
+const labelRate = (by: string, metric: string) => sumRate(by, metric, LABEL);
 
 export const byLabel: Row = {
   title: 'By your labels',
@@ -25,12 +25,7 @@ export const byLabel: Row = {
       title: 'Delivery error ratio by label',
       description:
         "Share of the delivery attempts of the messages carrying each label that failed over 5 minutes (recorded by prometheus/alerts.yml: ERROR events over those and DELIVERED events). 1 where only errors are counted: list qstash_deliveries in the entry's sources. A message with two listed labels counts under each.",
-      unit: 'percentunit',
-      size: [12, 8],
-      min: 0,
-      max: 1,
-      steps: ['green', [0.05, 'red']],
-      thresholdLine: true,
+      ...ERROR_RATIO,
       queries: [
         q(sel('account_label:upstash_qstash_delivery_error_ratio:rate5m', LABEL), '{{account}} {{label}}'),
       ],
@@ -43,7 +38,7 @@ export const byLabel: Row = {
       size: [12, 8],
       queries: [
         q(
-          perSecond('label, state', 'upstash_qstash_label_delivery_errors_total'),
+          labelRate('label, state', 'upstash_qstash_label_delivery_errors_total'),
           '{{account}} {{label}} {{state}}',
         ),
       ],
@@ -54,7 +49,7 @@ export const byLabel: Row = {
         'Messages delivered per second, by label (upstash_qstash_label_deliveries_total; qstash_deliveries must be listed).',
       unit: 'ops',
       size: [12, 8],
-      queries: [q(perSecond('label', 'upstash_qstash_label_deliveries_total'), '{{account}} {{label}}')],
+      queries: [q(labelRate('label', 'upstash_qstash_label_deliveries_total'), '{{account}} {{label}}')],
     }),
     graph({
       title: 'Workflow runs finished by label and outcome',
@@ -64,7 +59,7 @@ export const byLabel: Row = {
       size: [12, 8],
       queries: [
         q(
-          perSecond('label, state', 'upstash_workflow_label_runs_finished_total'),
+          labelRate('label, state', 'upstash_workflow_label_runs_finished_total'),
           '{{account}} {{label}} {{state}}',
         ),
       ],

@@ -47,6 +47,16 @@ export interface Panel {
   readonly max?: number;
 }
 
+/** An error ratio's graph: a half-width panel from 0 to 1, red from 5 % on, with its line drawn. */
+export const ERROR_RATIO = {
+  unit: 'percentunit',
+  size: [12, 8],
+  min: 0,
+  max: 1,
+  steps: ['green', [0.05, 'red']],
+  thresholdLine: true,
+} as const;
+
 type Kind = 'range' | 'instant' | 'table';
 
 type Builder = timeseries.PanelBuilder | stat.PanelBuilder | bargauge.PanelBuilder | table.PanelBuilder;

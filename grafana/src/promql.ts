@@ -23,6 +23,11 @@ export function rate(selector: string): string {
   return `rate(${selector}[$__rate_interval])`;
 }
 
+/** The per-second rate of an account's `metric` (more matchers appended), summed by account and `by`. */
+export function sumRate(by: string, metric: string, ...more: string[]): string {
+  return `sum by (account, ${by}) (${rate(sel(metric, ...more))})`;
+}
+
 /** A kind of unit that a listing names: the ID label, the name label, and the info series. */
 export interface Names {
   readonly key: string;

@@ -19,6 +19,7 @@ import {
   perLimit,
   rate,
   sel,
+  sumRate,
 } from './promql.js';
 
 /** Every unit's series, each named (a database, a QStash instance, an index) where a listing names it. */
@@ -123,7 +124,7 @@ export const upstash: Spec = {
           fill: 10,
           queries: [
             q(
-              `sum by (account, source, reason) (${rate(sel('upstash_exporter_poll_failures_total'))})`,
+              sumRate('source, reason', 'upstash_exporter_poll_failures_total'),
               '{{account}} {{source}} {{reason}}',
             ),
           ],

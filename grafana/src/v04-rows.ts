@@ -1,14 +1,12 @@
 // Where deliveries fail and the workflows (after the 'QStash delivery' row of
 // upstash.ts), and the account's safety (at its end).
 import type { Row } from './panels.js';
-import { bars, featureMatrix, graph, q, qe, stats } from './panels.js';
-import { chosenDatabases, rate, sel } from './promql.js';
+import { bars, ERROR_RATIO, featureMatrix, graph, q, qe, stats } from './panels.js';
+import { chosenDatabases, sel, sumRate } from './promql.js';
 
 /** What a panel showing exemplars says of them (docs/dashboards.md, From an exemplar to the Upstash console). */
 export const EXEMPLARS =
   "Its dots are exemplars: hover one for the ID of the newest event counted in that series (a message's or a workflow run's), to look up in the Upstash console.";
-
-const perSecond = (by: string, metric: string) => `sum by (account, ${by}) (${rate(sel(metric))})`;
 
 export const deliveries: Row = {
   title: 'Where deliveries fail',
@@ -17,12 +15,7 @@ export const deliveries: Row = {
       title: 'Delivery error ratio by destination',
       description:
         "Share of the delivery attempts to each destination that failed over 5 minutes: ERROR events of qstash_logs over those and the DELIVERED events of qstash_deliveries (recorded by prometheus/alerts.yml). 1 where only errors are counted: list qstash_deliveries in the entry's sources. UpstashQStashDestinationErrorRatio fires above 5 % (the red line) where a destination has at least 5 attempts a minute.",
-      unit: 'percentunit',
-      size: [12, 8],
-      min: 0,
-      max: 1,
-      steps: ['green', [0.05, 'red']],
-      thresholdLine: true,
+      ...ERROR_RATIO,
       queries: [
         q(
           sel('account_destination:upstash_qstash_delivery_error_ratio:rate5m'),
@@ -37,7 +30,7 @@ export const deliveries: Row = {
       size: [12, 8],
       queries: [
         qe(
-          perSecond('destination, code', 'upstash_qstash_delivery_errors_total'),
+          sumRate('destination, code', 'upstash_qstash_delivery_errors_total'),
           '{{account}} {{destination}} {{code}}',
         ),
       ],
@@ -50,7 +43,7 @@ export const deliveries: Row = {
       size: [12, 8],
       queries: [
         q(
-          perSecond('destination, queue, url_group, schedule_id', 'upstash_qstash_deliveries_failed_total'),
+          sumRate('destination, queue, url_group, schedule_id', 'upstash_qstash_deliveries_failed_total'),
           '{{account}} {{destination}} {{queue}}{{url_group}}{{schedule_id}}',
         ),
       ],
@@ -62,7 +55,7 @@ export const deliveries: Row = {
       size: [12, 8],
       queries: [
         q(
-          `topk(10, ${perSecond('destination', 'upstash_qstash_delivery_errors_total')})`,
+          `topk(10, ${sumRate('destination', 'upstash_qstash_delivery_errors_total')})`,
           '{{account}} {{destination}}',
         ),
       ],
@@ -74,22 +67,19 @@ export const deliveries: Row = {
       unit: 'percentunit',
       size: [12, 8],
       queries: [
+        q(sumRate('state', 'upstash_qstash_logs_unread_seconds_total'), '{{account}} qstash_logs {{state}}'),
         q(
-          perSecond('state', 'upstash_qstash_logs_unread_seconds_total'),
-          '{{account}} qstash_logs {{state}}',
-        ),
-        q(
-          perSecond('state', 'upstash_workflow_runs_unread_seconds_total'),
+          sumRate('state', 'upstash_workflow_runs_unread_seconds_total'),
           '{{account}} workflow_runs {{state}}',
         ),
-        q(perSecond('state', 'upstash_audit_log_unread_seconds_total'), '{{account}} audit_logs'),
+        q(sumRate('state', 'upstash_audit_log_unread_seconds_total'), '{{account}} audit_logs'),
       ],
     }),
   ],
 };
 
 const quantile = (phi: number) =>
-  `histogram_quantile(${phi}, sum by (account, workflow, le) (${rate(sel('upstash_workflow_run_duration_seconds_bucket'))}))`;
+  `histogram_quantile(${phi}, ${sumRate('workflow, le', 'upstash_workflow_run_duration_seconds_bucket')})`;
 
 export const workflows: Row = {
   title: 'Workflows',
@@ -101,7 +91,7 @@ export const workflows: Row = {
       size: [8, 8],
       queries: [
         qe(
-          perSecond('workflow, state', 'upstash_workflow_runs_finished_total'),
+          sumRate('workflow, state', 'upstash_workflow_runs_finished_total'),
           '{{account}} {{workflow}} {{state}}',
         ),
       ],
@@ -157,7 +147,7 @@ export const safety: Row = {
       unit: 'ops',
       size: [12, 8],
       queries: [
-        q(perSecond('action, via', 'upstash_audit_events_total'), '{{account}} {{action}} via {{via}}'),
+        q(sumRate('action, via', 'upstash_audit_events_total'), '{{account}} {{action}} via {{via}}'),
       ],
     }),
     featureMatrix({
